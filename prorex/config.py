@@ -1,0 +1,52 @@
+"""Run-time settings shared by the library, the Ray layer and the CLI."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Method = Literal["prore", "static-last", "static-full"]
+METHODS: tuple[str, ...] = ("prore", "static-last", "static-full")
+
+
+class ModelConfig(BaseModel):
+    """Which model plays which role; any litellm model name works.
+
+    ``claims`` and ``judge`` default to the reasoner, as in the paper.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    reasoner: str = "offline/reasoner"
+    evaluator: str = "offline/evaluator"
+    claims: str | None = None
+    judge: str | None = None
+    api_base: str | None = None
+    timeout_s: float = 120.0
+    max_retries: int = 3
+    max_concurrency: int = 16
+    vision: bool | None = None  # None: ask litellm whether the model takes images
+
+    def model_for(self, role: str) -> str:
+        if role == "claims":
+            return self.claims or self.reasoner
+        if role == "judge":
+            return self.judge or self.reasoner
+        return getattr(self, role)
+
+
+class ProbeConfig(BaseModel):
+    """Test-time scaling and probing knobs (paper §3.5)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    parallel: int = Field(default=1, ge=1)  # K probes per round
+    rounds: int = Field(default=1, ge=1)  # R iterative rounds
+    step_budget: int | None = None  # None: the policy trajectory's length
+    min_step_budget: int = 4
+    max_step_budget: int = 30
+    guard: bool = True  # block destructive actions while probing
+    share_snapshots: bool = True  # replay once, restore on the other workers
+    early_stop: bool = True
+    min_replay_score: float = 0.0  # a matched step below this counts as divergence
