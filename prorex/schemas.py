@@ -301,6 +301,7 @@ class ProbeTrace(_Model):
     stopped: str = ""  # why the agent stopped: done / budget / error ...
     error: str | None = None
     wall_s: float = 0.0
+    usage: Usage = Field(default_factory=Usage)  # the evaluator model's calls for this probe
 
 
 VoteOutcome = Literal["success", "failure", "error"]

@@ -1,0 +1,273 @@
+"""The offline evaluator agent: navigate by matching goal words against the screen.
+
+A heuristic GUI agent for demos and tests, not a claim of quality. From the
+prompt alone (probing goal, compact screen, own history) it:
+
+- opens the app the goal names when another app is in front, or when an
+  unsaved editing form is open (a form says nothing about what was stored);
+- taps the element whose text or description best matches a goal entity it
+  has not visited yet (an exact name beats a look-alike; numbers must agree);
+- never taps a label on a switch row (that would toggle it) and reports
+  ``complete`` once such a state is on screen;
+- leaves a page named like the item but not exactly it (a look-alike);
+- scrolls a list down until a scroll changes nothing, then up to its top (a
+  list may have been left half-way), while something wanted is unseen;
+- goes back when the page holds nothing wanted, and reports ``complete``
+  when every entity has been visited or looked for, or the budget is nearly
+  spent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from prorex.llm.offline_facts import matches, same
+from prorex.llm.offline_text import (
+    Elem,
+    Screen,
+    find_dates,
+    goal_info,
+    norm,
+    parse_screen,
+    section,
+    sections,
+    similar,
+)
+
+_HIST = re.compile(r"^(\d+)\. (\S+)(.*?)(?: -> (.*))?$")
+MAX_SCROLLS = 8
+
+
+@dataclass
+class _Hist:
+    kind: str
+    label: str
+    rest: str
+    outcome: str
+
+
+def _history(block: str) -> list[_Hist]:
+    """This goal's actions (the history restarts at each ``(goal k of n: ...)`` marker)."""
+    out: list[_Hist] = []
+    for line in block.splitlines():
+        line = line.strip()
+        if line.startswith("(goal "):
+            out = []
+            continue
+        m = _HIST.match(line)
+        if not m:
+            continue
+        rest = m.group(3) or ""
+        lm = re.match(r"\s*'((?:[^'\\]|\\.)*)'|\s*\"((?:[^\"\\]|\\.)*)\"", rest)
+        label = (lm.group(1) or lm.group(2) or "") if lm else ""
+        out.append(_Hist(m.group(2), label, rest, (m.group(4) or "").strip()))
+    return out
+
+
+def _app_matches(package: str, app: str) -> bool:
+    if not package or not app:
+        return False
+    pk = norm(package.replace(".", " "))
+    return (
+        any(w in pk for w in norm(app).split() if len(w) > 2)
+        or similar(package.split(".")[-1], app) >= 80
+    )
+
+
+def _action(**kw: object) -> str:
+    reason = kw.pop("reason", "")
+    return f"Reason: {reason}\nAction: {json.dumps(kw)}"
+
+
+def _since_arrival(hist: list[_Hist]) -> list[_Hist]:
+    """Actions taken on the current page (after the last navigation)."""
+    out: list[_Hist] = []
+    for h in reversed(hist):
+        if (
+            h.kind in ("click", "navigate_back", "open_app", "navigate_home")
+            and h.outcome != "screen unchanged"
+        ):
+            break
+        out.append(h)
+    return list(reversed(out))
+
+
+def _toggle_rows(scr: Screen) -> set[int]:
+    """Indices of labels that sit just before a switch: tapping them would toggle it."""
+    out: set[int] = set()
+    for i, e in enumerate(scr.elems):
+        if e.checked is not None:
+            for j in range(max(0, i - 3), i):
+                out.add(scr.elems[j].index)
+    return out
+
+
+def _best(scr: Screen, wanted: list[str], visited: set[str]) -> tuple[Elem, str] | None:
+    best: tuple[float, Elem, str] | None = None
+    title = scr.title
+    toggles = _toggle_rows(scr)
+    for w in wanted:
+        if norm(w) in visited:
+            continue
+        for e in scr.elems:
+            if (
+                not e.label
+                or e.label == title
+                or "editable" in e.flags
+                or e.checked is not None
+                or e.index in toggles
+            ):
+                continue
+            for label in {e.text, e.desc} - {""}:
+                if not matches(label, w):
+                    continue
+                # The exact name beats a look-alike ("Beef Stew" over "Beef Stew Bake").
+                score = (
+                    similar(label, w) + (5 if e.clickable else 0) + (20 if same(label, w) else 0)
+                )
+                if best is None or score > best[0]:
+                    best = (score, e, w)
+    return (best[1], best[2]) if best else None
+
+
+def decide(prompt: str) -> str:
+    secs = sections(prompt)
+    goal = section(secs, "PROBING GOAL")
+    scr = parse_screen(section(secs, "CURRENT SCREEN"))
+    hist = _history(section(secs, "YOUR PREVIOUS ACTIONS"))
+    try:
+        left = int(section(secs, "STEPS LEFT").split()[0])
+    except (ValueError, IndexError):
+        left = 10
+    info = goal_info(goal)
+    if left <= 1:
+        return _action(
+            action_type="status", goal_status="complete", reason="step budget nearly spent"
+        )
+
+    wanted: list[str] = []
+    # Dates are places too (a calendar day); a day cell reads "October 19", without the year.
+    days = [re.sub(r",?\s*\d{4}$", "", d) for d in find_dates(goal)]
+    for e in [info.target, *days, *info.entities, info.source]:
+        if e and e != info.app and norm(e) not in {norm(w) for w in wanted}:
+            wanted.append(e)
+    visited = {norm(h.label) for h in hist if h.kind in ("click", "long_press") and h.label}
+    visited |= {
+        norm(w)
+        for w in wanted
+        for h in hist
+        if h.label and (matches(h.label, w) or matches(w, h.label))
+    }
+
+    opened = any(h.kind == "open_app" for h in hist)
+    if info.app and not opened and not _app_matches(scr.package, info.app):
+        return _action(
+            action_type="open_app", app_name=info.app, reason=f"the goal is about {info.app}"
+        )
+
+    editing = any("editable" in e.flags and e.text for e in scr.elems) or any(
+        e.is_button and norm(e.text) in ("save", "done") for e in scr.elems
+    )
+    if editing and not opened and (info.app or scr.package):
+        # An unsaved form says nothing about what was stored: start again from the app's main page.
+        return _action(
+            action_type="open_app",
+            app_name=info.app or scr.package,
+            reason="an editing form is open; look at what was saved",
+        )
+
+    whole_list = re.search(r"\bwhole\b.*\blist\b", goal, re.I) is not None
+    if whole_list and len(scr.rows()) < 2 and not opened and info.app:
+        return _action(
+            action_type="open_app",
+            app_name=info.app,
+            reason="the goal needs the app's whole list; start from its main page",
+        )
+
+    if scr.dialog():
+        return _action(
+            action_type="navigate_back", reason="a dialog is open; dismiss it without answering"
+        )
+
+    switches = [e for e in scr.elems if e.checked is not None]
+    toggles = _toggle_rows(scr)
+    for e in scr.elems:
+        if e.index in toggles and any(matches(e.label, w) for w in wanted) and switches:
+            return _action(
+                action_type="status",
+                goal_status="complete",
+                reason=f"the state of '{e.label}' is on screen",
+            )
+
+    lookalike = scr.title and any(
+        matches(scr.title, i) and not same(scr.title, i) for i in info.items
+    )
+    if lookalike and not (
+        hist and hist[-1].kind == "navigate_back" and hist[-1].outcome == "screen unchanged"
+    ):
+        return _action(
+            action_type="navigate_back",
+            reason=f"'{scr.title}' only looks like the item; go back to find the real one",
+        )
+
+    on_page = _since_arrival(hist)
+    scrolls = [h for h in on_page if h.kind == "scroll" and "down" in h.rest]
+    at_end = any(h.outcome == "screen unchanged" for h in scrolls) or len(scrolls) >= MAX_SCROLLS
+    places_left = [w for w in wanted if norm(w) not in visited and w not in info.items]
+    if scr.title and not places_left and any(same(scr.title, i) for i in info.items) and hist:
+        ups = [h for h in on_page if h.kind == "scroll" and "up" in h.rest]
+        if scr.scrollable and not at_end:
+            return _action(
+                action_type="scroll", direction="down", reason="read the rest of this page"
+            )
+        if (
+            scr.scrollable
+            and not any(h.outcome == "screen unchanged" for h in ups)
+            and len(ups) < MAX_SCROLLS
+            and left > 2
+        ):
+            return _action(action_type="scroll", direction="up", reason="read the top of this page")
+        return _action(
+            action_type="status",
+            goal_status="complete",
+            reason=f"the page of '{scr.title}' is open",
+        )
+
+    pick = _best(scr, wanted, visited)
+    if pick is not None:
+        el, w = pick
+        return _action(action_type="click", index=el.index, reason=f"'{el.label}' matches '{w}'")
+
+    remaining = [w for w in wanted if norm(w) not in visited]
+    if scr.scrollable and not at_end and (remaining or not scrolls):
+        return _action(
+            action_type="scroll", direction="down", reason="the list goes on; look further down"
+        )
+    ups = [h for h in on_page if h.kind == "scroll" and "up" in h.rest]
+    top = any(h.outcome == "screen unchanged" for h in ups) or len(ups) >= MAX_SCROLLS
+    if scr.scrollable and at_end and not top and left > 2:
+        # The list may have been left scrolled down: its top must be seen too.
+        return _action(
+            action_type="scroll", direction="up", reason="check the top of the list as well"
+        )
+
+    # Items (files, quoted names) may rightly be absent; places still unvisited call for backtracking.
+    places = [w for w in remaining if w not in info.items]
+    if places and left > 2:
+        backs = 0
+        for h in reversed(hist):
+            if h.kind != "navigate_back":
+                break
+            backs += 1
+        stuck = hist and hist[-1].kind == "navigate_back" and hist[-1].outcome == "screen unchanged"
+        if backs < 3 and not stuck:
+            return _action(
+                action_type="navigate_back", reason=f"nothing here leads to {places[0]!r}; go back"
+            )
+    return _action(
+        action_type="status",
+        goal_status="complete",
+        reason="the evidence for the goal has been looked at",
+    )

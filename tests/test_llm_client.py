@@ -1,0 +1,158 @@
+"""The litellm client: retries with backoff on transient errors, parse failures become LLMError."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import litellm
+import pytest
+
+from prorex.config import ModelConfig
+from prorex.llm.client import LLMClient, LLMError
+from prorex.llm.parsing import extract_status
+
+
+def _response(text: str) -> litellm.ModelResponse:
+    return litellm.ModelResponse(
+        model="fake",
+        choices=[{"index": 0, "message": {"role": "assistant", "content": text}}],
+        usage=litellm.Usage(prompt_tokens=7, completion_tokens=3, total_tokens=10),
+    )
+
+
+class FakeCompletion:
+    """Fails with the given exceptions first, then answers the given replies in turn."""
+
+    def __init__(self, failures=(), replies=("Status: success",)):
+        self.failures = list(failures)
+        self.replies = list(replies)
+        self.calls: list[dict] = []
+
+    def __call__(self, **kw):
+        self.calls.append(kw)
+        if self.failures:
+            raise self.failures.pop(0)
+        return _response(self.replies.pop(0) if len(self.replies) > 1 else self.replies[0])
+
+    async def acall(self, **kw):
+        return self(**kw)
+
+
+def _client(monkeypatch, fake, **kw) -> tuple[LLMClient, list[float]]:
+    monkeypatch.setattr(litellm, "completion", fake)
+    monkeypatch.setattr(litellm, "acompletion", fake.acall)
+    sleeps: list[float] = []
+    models = ModelConfig(
+        reasoner="openai/gpt-test", evaluator="openai/gpt-test", max_retries=3, timeout_s=9.0
+    )
+    return LLMClient(models, backoff_s=0.5, sleep=sleeps.append, **kw), sleeps
+
+
+def test_retries_transient_errors_with_growing_backoff(monkeypatch):
+    fake = FakeCompletion(
+        failures=[
+            litellm.RateLimitError("slow down", llm_provider="openai", model="gpt-test"),
+            litellm.Timeout("timed out", model="gpt-test", llm_provider="openai"),
+        ]
+    )
+    client, sleeps = _client(monkeypatch, fake)
+    assert client.complete("judge", "prompt", extract_status) is True
+    assert len(fake.calls) == 3
+    assert len(sleeps) == 2 and sleeps[1] > sleeps[0] * 0.9  # exponential, with jitter in [0.5, 1]
+    assert all(c["timeout"] == 9.0 for c in fake.calls)
+    assert client.usage.calls == 1 and client.usage.prompt_tokens == 7
+
+
+def test_gives_up_after_max_retries(monkeypatch):
+    err = litellm.InternalServerError("boom", llm_provider="openai", model="gpt-test")
+    fake = FakeCompletion(failures=[err] * 10)
+    client, sleeps = _client(monkeypatch, fake)
+    with pytest.raises(LLMError, match="InternalServerError"):
+        client.complete("judge", "prompt", extract_status)
+    assert len(fake.calls) == 4 and len(sleeps) == 3
+
+
+def test_non_transient_error_is_not_retried(monkeypatch):
+    fake = FakeCompletion(
+        failures=[litellm.BadRequestError("bad", model="gpt-test", llm_provider="openai")]
+    )
+    client, sleeps = _client(monkeypatch, fake)
+    with pytest.raises(LLMError):
+        client.complete("judge", "prompt", extract_status)
+    assert len(fake.calls) == 1 and sleeps == []
+
+
+@pytest.mark.parametrize("bad", ["", "I think it worked.", "Status: maybe"])
+def test_unparseable_reply_is_asked_again_then_an_error(monkeypatch, bad):
+    fake = FakeCompletion(replies=[bad])
+    client, _ = _client(monkeypatch, fake, parse_retries=2)
+    with pytest.raises(LLMError, match="unparseable"):
+        client.complete("judge", "prompt", extract_status)
+    assert len(fake.calls) == 3
+    assert client.usage.calls == 3  # every attempt is paid for and counted
+
+
+def test_reask_recovers(monkeypatch):
+    fake = FakeCompletion(replies=["no verdict", "Status: failure"])
+    client, _ = _client(monkeypatch, fake)
+    assert client.complete("judge", "prompt", extract_status) is False
+
+
+def test_async_path_and_per_request_usage(monkeypatch):
+    from prorex.schemas import Usage
+
+    fake = FakeCompletion(replies=["Status: success"])
+    client, _ = _client(monkeypatch, fake)
+    mine = Usage()
+
+    async def go():
+        return await asyncio.gather(
+            *(client.acomplete("judge", "p", extract_status, usage=mine) for _ in range(5))
+        )
+
+    assert asyncio.run(go()) == [True] * 5
+    assert mine.calls == 5 and mine.tokens == 50
+
+
+def test_images_only_for_vision_models(monkeypatch):
+    fake = FakeCompletion(replies=["Status: success"])
+    client, _ = _client(monkeypatch, fake)
+    client.models.vision = True
+    client.complete("judge", "look", extract_status, images=[b"\x89PNG..."])
+    content = fake.calls[-1]["messages"][0]["content"]
+    assert isinstance(content, list) and content[1]["image_url"]["url"].startswith(
+        "data:image/png;base64,"
+    )
+    client.models.vision = False
+    client.complete("judge", "look", extract_status, images=[b"\x89PNG..."])
+    assert fake.calls[-1]["messages"][0]["content"] == "look"
+
+
+def test_offline_models_are_free_and_counted():
+    client = LLMClient(ModelConfig())
+    t0 = time.perf_counter()
+    reply = client.complete("reasoner", _schedule_prompt())
+    dt = time.perf_counter() - t0
+    assert "Goal:" in reply
+    assert (
+        client.usage.calls == 1
+        and client.usage.prompt_tokens > 100
+        and client.usage.cost_usd == 0.0
+    )
+    assert not client.vision("evaluator")
+    assert dt < 5.0
+
+
+def _schedule_prompt() -> str:
+    from prorex.prompts import render
+
+    return render(
+        "probe_schedule", goal="Delete the file a.txt from the Docs folder in the Files app."
+    )
+
+
+def test_offline_model_rejects_foreign_prompt():
+    client = LLMClient(ModelConfig())
+    with pytest.raises(LLMError):
+        client.complete("reasoner", "Tell me a joke.")
