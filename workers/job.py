@@ -1,0 +1,600 @@
+"""The job driver: reward a JSONL of requests on Ray, resumably.
+
+- Input lines that do not parse are reported as ``file:line: field: message``
+  and counted (``invalid_lines``); the rest proceed. A task id seen twice is
+  rewarded once and the repeat reported.
+- At most ``max_inflight`` requests are in flight. Each leases up to K workers
+  from the fleet (none for static judges) and awaits the reasoner actor under
+  the request's deadline. A lost worker (``WorkerLost``, a dead actor) is
+  reported to the fleet, which replaces it, and the request is retried on
+  other workers while its retry budget lasts; then it is written as an error.
+- Every result is appended to ``rewards.jsonl`` as one line, flushed and
+  fsynced as it finishes, so a killed driver loses only work in flight.
+  ``--resume`` drops a torn last line, skips finished task ids and appends.
+- At the end ``summary.json`` covers every line of ``rewards.jsonl``
+  (resumed ones included) and a table goes to stdout. Ctrl-C stops
+  submitting, cancels what is in flight, keeps what was written, writes the
+  summary and exits 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from pydantic import BaseModel, ConfigDict, Field
+from ray.exceptions import RayActorError, RayTaskError
+
+from prorex.config import ModelConfig, ProbeConfig
+from prorex.metrics import summarize
+from prorex.pipeline import WorkerLost
+from prorex.schemas import (
+    RecordError,
+    RewardRequest,
+    RewardResult,
+    Summary,
+    dump_jsonl_line,
+    iter_jsonl,
+)
+from workers.fleet import Fleet, FleetExhausted, FleetStats
+from workers.progress import Progress
+from workers.reasoner_actor import PipelineFactory, start_reasoner
+
+log = logging.getLogger("prorex.job")
+
+#: Methods that probe devices; the static judges need no workers.
+PROBING_METHODS = frozenset({"prore"})
+EXIT_INTERRUPTED = 130
+
+
+class JobConfig(BaseModel):
+    """Everything a job needs besides its requests (built from CLI flags or by callers)."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    method: str = "prore"
+    workers: int = Field(default=2, ge=1)
+    device: str = "sim"
+    device_options: dict[str, Any] = Field(default_factory=dict)
+    #: per device index, options merged over ``device_options`` (fault injection in tests)
+    worker_options: dict[int, dict[str, Any]] = Field(default_factory=dict)
+    models: ModelConfig = Field(default_factory=ModelConfig)
+    probe: ProbeConfig = Field(default_factory=ProbeConfig)
+    max_inflight: int | None = Field(default=None, ge=1)
+    retries: int = Field(default=2, ge=0)
+    deadline_s: float = Field(default=600.0, gt=0)
+    call_timeout_s: float = Field(default=300.0, gt=0)
+    health_interval_s: float = Field(default=5.0, gt=0)
+    quarantine_after: int = Field(default=3, ge=1)
+    progress: bool = True
+
+    @property
+    def inflight(self) -> int:
+        return self.max_inflight or 2 * self.workers
+
+    @property
+    def needs_workers(self) -> bool:
+        return self.method in PROBING_METHODS
+
+
+class LoadedInput(BaseModel):
+    requests: list[RewardRequest]
+    errors: list[str] = Field(default_factory=list)
+    duplicates: list[str] = Field(default_factory=list)
+
+    @property
+    def invalid_lines(self) -> int:
+        return len(self.errors)
+
+
+class JobReport(BaseModel):
+    """What ``run_job`` hands back: this run's results and the summary of the whole file."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    results: list[RewardResult]
+    summary: Summary
+    skipped: int = 0
+    interrupted: bool = False
+    #: seconds from the reasoner being ready to the last result (no start-up)
+    run_s: float = 0.0
+    fleet: FleetStats | None = None
+    rewards_path: str
+    summary_path: str
+
+
+# --------------------------------------------------------------------- input
+
+
+def load_requests(path: str | Path) -> LoadedInput:
+    """Read requests; bad lines and repeated task ids are reported, not fatal."""
+    requests: list[RewardRequest] = []
+    errors: list[str] = []
+    duplicates: list[str] = []
+    first_line: dict[str, int] = {}
+    for lineno, item in iter_jsonl(path, RewardRequest):
+        if isinstance(item, RecordError):
+            errors.append(str(item))
+            continue
+        tid = item.task.id
+        if tid in first_line:
+            duplicates.append(f"{path}:{lineno}: task.id: {tid!r} repeats line {first_line[tid]}; skipped")
+            continue
+        first_line[tid] = lineno
+        requests.append(item)
+    return LoadedInput(requests=requests, errors=errors, duplicates=duplicates)
+
+
+# ------------------------------------------------------------------- rewards
+
+
+class RewardsLog:
+    """``rewards.jsonl``: append-only, one fsynced line per finished request."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._fh: TextIO | None = None
+        self.notes: list[str] = []
+
+    def open(self, *, resume: bool) -> set[str]:
+        """Open for appending; with ``resume`` return the task ids already done."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        finished: set[str] = set()
+        if self.path.exists() and self.path.stat().st_size > 0:
+            if not resume:
+                raise FileExistsError(
+                    f"{self.path} already has results; pass --resume to continue it or choose another --out"
+                )
+            self._drop_torn_tail()
+            for lineno, item in iter_jsonl(self.path, RewardResult):
+                if isinstance(item, RecordError):
+                    self.notes.append(f"{item} (line ignored; its task will be redone)")
+                elif item.task_id in finished:
+                    self.notes.append(f"{self.path}:{lineno}: task_id: {item.task_id!r} repeated")
+                else:
+                    finished.add(item.task_id)
+        self._fh = self.path.open("a", encoding="utf-8")
+        return finished
+
+    def _drop_torn_tail(self) -> None:
+        """A driver killed mid-write can leave a last line without its newline: cut it."""
+        data = self.path.read_bytes()
+        if data.endswith(b"\n"):
+            return
+        keep = data.rfind(b"\n") + 1
+        with self.path.open("r+b") as fh:
+            fh.truncate(keep)
+            fh.flush()
+            os.fsync(fh.fileno())
+        self.notes.append(f"{self.path}: dropped an incomplete last line ({len(data) - keep} bytes)")
+
+    def append(self, result: RewardResult) -> None:
+        assert self._fh is not None, "open() first"
+        self._fh.write(dump_jsonl_line(result) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def read_all(self) -> list[RewardResult]:
+        """Every result in the file, first line per task id."""
+        seen: set[str] = set()
+        out: list[RewardResult] = []
+        for _, item in iter_jsonl(self.path, RewardResult):
+            if isinstance(item, RewardResult) and item.task_id not in seen:
+                seen.add(item.task_id)
+                out.append(item)
+        return out
+
+
+def error_result(request: RewardRequest, method: str, message: str, attempts: int, wall_s: float) -> RewardResult:
+    return RewardResult(
+        task_id=request.task.id,
+        method=method,
+        reward=None,
+        status="error",
+        label=request.label,
+        attempts=attempts,
+        error=message,
+        family=request.task.family,
+        timings={"wall_s": round(wall_s, 3)},
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:300] if text else ''}"
+
+
+# -------------------------------------------------------------------- driver
+
+
+class JobDriver:
+    """Runs one method over a list of requests with a fleet and a reasoner actor."""
+
+    def __init__(
+        self,
+        config: JobConfig,
+        *,
+        fleet: Fleet | None = None,
+        pipeline_factory: PipelineFactory | None = None,
+    ) -> None:
+        self.config = config
+        self.fleet = fleet
+        self.pipeline_factory = pipeline_factory
+        self.reasoner: Any = None
+        self.retried = 0
+
+    async def _reward_one(self, request: RewardRequest) -> RewardResult:
+        import ray
+
+        cfg = self.config
+        k = cfg.probe.parallel if cfg.needs_workers else 0
+        start: float | None = None
+        attempts = 0
+        avoid: set[int] = set()
+        last_error = ""
+        while True:
+            attempts += 1
+            try:
+                workers = await self.fleet.lease(k, avoid) if k and self.fleet else []
+            except FleetExhausted as exc:
+                return error_result(request, cfg.method, f"no worker can serve it: {exc}", attempts, 0.0)
+            if start is None:
+                start = time.monotonic()  # the deadline starts once the request has its workers
+            remaining = cfg.deadline_s - (time.monotonic() - start)
+            failed: set[str] = set()
+            ref = None
+            try:
+                if remaining <= 0:
+                    raise TimeoutError
+                ref = self.reasoner.reward.remote(request, workers)
+                result: RewardResult = await asyncio.wait_for(asyncio.wrap_future(ref.future()), remaining)
+            except TimeoutError:
+                if ref is not None:
+                    ray.cancel(ref)
+                return error_result(
+                    request, cfg.method, f"deadline of {cfg.deadline_s:.0f}s exceeded", attempts, time.monotonic() - start
+                )
+            except asyncio.CancelledError:
+                if ref is not None:
+                    ray.cancel(ref)
+                raise
+            except RayTaskError as exc:
+                cause = exc.cause
+                if not isinstance(cause, WorkerLost):
+                    return error_result(request, cfg.method, _first_line(cause or exc), attempts, time.monotonic() - start)
+                lost = getattr(cause, "worker_id", None) or (cause.args[0] if cause.args else "")
+                failed.add(str(lost))
+                last_error = f"worker {lost} lost"
+            except RayActorError as exc:  # the reasoner actor died; Ray restarts it
+                last_error = f"reasoner actor lost: {_first_line(exc)}"
+            finally:
+                if workers and self.fleet is not None:
+                    self.fleet.release(workers, failed)
+            if not last_error:
+                result.attempts = attempts
+                return result
+            avoid |= {w.index for w in workers if w.worker_id in failed}
+            if attempts > cfg.retries:
+                return error_result(
+                    request, cfg.method, f"gave up after {attempts} attempts: {last_error}", attempts, time.monotonic() - start
+                )
+            self.retried += 1
+            log.info("retrying %s after: %s", request.task.id, last_error)
+            last_error = ""
+
+    async def run(
+        self,
+        requests: list[RewardRequest],
+        out_dir: str | Path,
+        *,
+        resume: bool = False,
+        invalid_lines: int = 0,
+        stop: asyncio.Event | None = None,
+        stream: TextIO | None = None,
+    ) -> JobReport:
+        import ray
+
+        cfg = self.config
+        out = Path(out_dir)
+        rewards = RewardsLog(out / "rewards.jsonl")
+        finished = rewards.open(resume=resume)
+        for note in rewards.notes:
+            print(note, file=sys.stderr)
+        todo = [r for r in requests if r.task.id not in finished]
+        skipped = len(requests) - len(todo)
+        stop = stop or asyncio.Event()
+        own_fleet = False
+        if cfg.needs_workers and self.fleet is None and todo:
+            self.fleet = Fleet(
+                cfg.workers,
+                kind=cfg.device,
+                device_options=cfg.device_options,
+                worker_options=cfg.worker_options,
+                models=cfg.models,
+                probe_cfg=cfg.probe,
+                health_interval_s=cfg.health_interval_s,
+                hung_after_s=cfg.call_timeout_s,
+                quarantine_after=cfg.quarantine_after,
+            )
+            own_fleet = True
+        progress = Progress(
+            len(requests), already_done=skipped, enabled=cfg.progress, stream=stream, label=cfg.method
+        )
+        results: list[RewardResult] = []
+        t0 = time.monotonic()
+        run_s = 0.0
+        interrupted = False
+        try:
+            if todo:
+                if own_fleet:
+                    await self.fleet.start()
+                self.reasoner = start_reasoner(
+                    cfg.models,
+                    cfg.probe,
+                    cfg.method,
+                    call_timeout_s=cfg.call_timeout_s,
+                    pipeline_factory=self.pipeline_factory,
+                )
+                # Fail early if the pipeline cannot even be built (bad model config).
+                await asyncio.wrap_future(self.reasoner.ping.remote().future())
+                t_ready = time.monotonic()
+                interrupted = await self._drive(todo, rewards, results, progress, stop)
+                run_s = time.monotonic() - t_ready
+        finally:
+            rewards.close()
+            progress.finish()
+            if self.reasoner is not None:
+                ray.kill(self.reasoner, no_restart=True)
+                self.reasoner = None
+            fleet_stats = self.fleet.snapshot_stats() if self.fleet is not None else None
+            if own_fleet:
+                await self.fleet.close()
+                self.fleet = None
+        wall = time.monotonic() - t0
+        everything = rewards.read_all()
+        summary = summarize(everything, wall, invalid_lines=invalid_lines, method=cfg.method)
+        summary_path = out / "summary.json"
+        tmp = summary_path.with_suffix(".json.tmp")
+        tmp.write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, summary_path)
+        return JobReport(
+            results=results,
+            summary=summary,
+            skipped=skipped,
+            interrupted=interrupted,
+            run_s=run_s,
+            fleet=fleet_stats,
+            rewards_path=str(rewards.path),
+            summary_path=str(summary_path),
+        )
+
+    async def _drive(
+        self,
+        todo: list[RewardRequest],
+        rewards: RewardsLog,
+        results: list[RewardResult],
+        progress: Progress,
+        stop: asyncio.Event,
+    ) -> bool:
+        """Keep ``inflight`` requests going; write each result as it lands. True if stopped."""
+        queue = iter(todo)
+        pending: dict[asyncio.Task[RewardResult], RewardRequest] = {}
+        stopper = asyncio.create_task(stop.wait())
+        exhausted = False
+
+        def collect(task: asyncio.Task[RewardResult], request: RewardRequest) -> None:
+            try:
+                result = task.result()
+            except Exception as exc:  # a driver-side bug must not lose the other results
+                log.exception("request %s failed in the driver", request.task.id)
+                result = error_result(request, self.config.method, _first_line(exc), 1, 0.0)
+            rewards.append(result)
+            results.append(result)
+            progress.update(error=result.status == "error")
+
+        try:
+            while True:
+                while not stop.is_set() and not exhausted and len(pending) < self.config.inflight:
+                    request = next(queue, None)
+                    if request is None:
+                        exhausted = True
+                        break
+                    pending[asyncio.create_task(self._reward_one(request))] = request
+                if not pending or stop.is_set():
+                    break
+                done, _ = await asyncio.wait({*pending, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    if task is not stopper:
+                        collect(task, pending.pop(task))
+        finally:
+            stopper.cancel()
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+            # A request that finished while we were stopping is still worth keeping.
+            for task, request in pending.items():
+                if not task.cancelled():
+                    collect(task, request)
+        return stop.is_set()
+
+
+async def run_job(
+    config: JobConfig,
+    requests: list[RewardRequest],
+    out_dir: str | Path,
+    *,
+    resume: bool = False,
+    fleet: Fleet | None = None,
+    invalid_lines: int = 0,
+    stop: asyncio.Event | None = None,
+    pipeline_factory: PipelineFactory | None = None,
+    stream: TextIO | None = None,
+) -> JobReport:
+    """Reward ``requests`` into ``out_dir`` (Ray must be initialised). Reuses ``fleet`` if given."""
+    driver = JobDriver(config, fleet=fleet, pipeline_factory=pipeline_factory)
+    return await driver.run(
+        requests, out_dir, resume=resume, invalid_lines=invalid_lines, stop=stop, stream=stream
+    )
+
+
+# ----------------------------------------------------------------- reporting
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def format_summary(summary: Summary, fleet: FleetStats | None = None, *, skipped: int = 0) -> str:
+    rows = [
+        ("method", summary.method),
+        ("requests", str(summary.n)),
+        ("labelled", str(summary.labelled)),
+        ("accuracy", _pct(summary.accuracy)),
+        ("precision", _pct(summary.precision)),
+        ("recall", _pct(summary.recall)),
+        ("f1", _pct(summary.f1)),
+        ("tp / tn / fp / fn", f"{summary.tp} / {summary.tn} / {summary.fp} / {summary.fn}"),
+        ("errors", str(summary.errors)),
+        ("invalid input lines", str(summary.invalid_lines)),
+        ("probes / votes", f"{summary.probes} / {summary.votes}"),
+        ("tokens", str(summary.tokens)),
+        ("cost (USD)", f"{summary.cost_usd:.4f}"),
+        ("wall (s, this run)", f"{summary.wall_s:.1f}"),
+    ]
+    if skipped:
+        rows.append(("resumed (already done)", str(skipped)))
+    if fleet is not None:
+        rows.append(("workers live / started", f"{fleet.live} / {fleet.workers}"))
+        rows.append(("worker restarts", str(fleet.restarts)))
+        for q in fleet.quarantined:
+            rows.append((f"quarantined device {q.index}", f"{q.failures} failures: {q.reason[:60]}"))
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
+
+
+# ----------------------------------------------------------------------- CLI
+
+
+def config_from_args(args: argparse.Namespace) -> JobConfig:
+    device_options: dict[str, Any] = {}
+    if args.device == "android":
+        from prorex.devices import load_devices_config
+
+        if not args.devices_config:
+            raise ValueError("--device android needs --devices-config FILE")
+        device_options["devices"] = load_devices_config(args.devices_config)
+    models = ModelConfig(
+        reasoner=args.reasoner, evaluator=args.evaluator, judge=args.judge, api_base=args.api_base
+    )
+    return JobConfig(
+        method=args.method,
+        workers=args.workers,
+        device=args.device,
+        device_options=device_options,
+        models=models,
+        probe=ProbeConfig(parallel=args.parallel, rounds=args.rounds),
+        max_inflight=args.max_inflight,
+        retries=args.retries,
+        deadline_s=args.deadline,
+        progress=not args.no_progress,
+    )
+
+
+def init_ray(address: str | None, workers: int, needs_workers: bool) -> bool:
+    """Connect to ``address`` or start a local cluster. True if we own it (shut it down after)."""
+    import ray
+
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    if address:
+        ray.init(address=address, log_to_driver=False)
+        have = ray.cluster_resources().get("emulator", 0)
+        if needs_workers and have < 1:
+            raise RuntimeError(f"the cluster at {address} offers no 'emulator' resource; see cluster/README.md")
+        if needs_workers and have < workers:
+            print(f"warning: the cluster has {have:g} emulator slots for {workers} workers; "
+                  "the rest wait until slots free up", file=sys.stderr)
+        return False
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    ray.init(
+        num_cpus=max(2, os.cpu_count() or 2),
+        resources={"emulator": workers},
+        include_dashboard=False,
+        log_to_driver=False,
+    )
+    return True
+
+
+def cli_run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        config = config_from_args(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not Path(args.input).is_file():
+        print(f"error: {args.input}: no such file", file=sys.stderr)
+        return 2
+    loaded = load_requests(args.input)
+    for line in loaded.errors + loaded.duplicates:
+        print(line, file=sys.stderr)
+    if loaded.errors:
+        print(f"{loaded.invalid_lines} invalid line(s) skipped; {len(loaded.requests)} request(s) proceed",
+              file=sys.stderr)
+    rewards_path = Path(args.out) / "rewards.jsonl"
+    if not args.resume and rewards_path.exists() and rewards_path.stat().st_size > 0:
+        print(f"error: {rewards_path} already has results; pass --resume or choose another --out", file=sys.stderr)
+        return 2
+
+    import ray
+
+    try:
+        owns_cluster = init_ray(args.address, config.workers, config.needs_workers)
+    except (RuntimeError, ConnectionError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        report = asyncio.run(_main(config, loaded, args))
+    except FleetExhausted as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if owns_cluster:
+            ray.shutdown()
+    print(format_summary(report.summary, report.fleet, skipped=report.skipped))
+    print(f"\nwrote {report.rewards_path} and {report.summary_path}")
+    if report.interrupted:
+        print("interrupted: finished results are kept; rerun with --resume to continue", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return 0
+
+
+async def _main(config: JobConfig, loaded: LoadedInput, args: argparse.Namespace) -> JobReport:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def on_signal() -> None:
+        print("\nstopping: cancelling requests in flight (Ctrl-C again to force)", file=sys.stderr)
+        stop.set()
+        loop.remove_signal_handler(signal.SIGINT)
+
+    loop.add_signal_handler(signal.SIGINT, on_signal)
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    try:
+        return await run_job(
+            config, loaded.requests, args.out, resume=args.resume, invalid_lines=loaded.invalid_lines, stop=stop
+        )
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
