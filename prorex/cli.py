@@ -35,7 +35,10 @@ def _add_run_args(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="prorex", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="prorex",
+        description="Proactive rewards for GUI agents (ProRe): replay, probe and judge on Ray.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("dataset", help="build a sim reward dataset with ground-truth labels")
