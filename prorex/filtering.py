@@ -71,22 +71,15 @@ def looks_like_app_grid(elements: list[UIElement]) -> bool:
     names = [clean_text(e.label) for e in tiles]
     if sum(len(n) <= 25 for n in names) < 0.8 * len(tiles) or len(set(names)) < 0.8 * len(tiles):
         return False
-    shape = Counter(
-        (round((e.bounds[2] - e.bounds[0]) / w * 20), round((e.bounds[3] - e.bounds[1]) / h * 40))
-        for e in tiles
-    )
-    common, n_common = shape.most_common(1)[0]
+
+    def shape(e: UIElement) -> tuple[int, int]:
+        # tile size on a coarse grid, so icons of one launcher compare equal
+        return round((e.bounds[2] - e.bounds[0]) / w * 20), round((e.bounds[3] - e.bounds[1]) / h * 40)
+
+    common, n_common = Counter(shape(e) for e in tiles).most_common(1)[0]
     if n_common < 0.6 * len(tiles):
         return False
-    same = [
-        e
-        for e in tiles
-        if (
-            round((e.bounds[2] - e.bounds[0]) / w * 20),
-            round((e.bounds[3] - e.bounds[1]) / h * 40),
-        )
-        == common
-    ]
+    same = [e for e in tiles if shape(e) == common]
     cols = {round(e.center[0] / w * 10) for e in same}
     rows = {round(e.center[1] / h * 20) for e in same}
     return len(cols) >= 3 and len(rows) >= 3
@@ -120,6 +113,11 @@ class FilterResult(BaseModel):
         return self.tokens_before - self.tokens_after
 
 
+def _unparsed_tokens(obs: Observation) -> int:
+    """What a screen that does not parse is counted as: the first 4000 characters of its dump."""
+    return estimate_tokens(obs.xml[:4000])
+
+
 def _render(obs: Observation) -> tuple[str, bool]:
     """(rendering, is a home screen) of one observation."""
     elements = parse_hierarchy(obs.xml)
@@ -145,7 +143,7 @@ def filter_states(
         except HierarchyError as exc:
             result.errors[step.index] = str(exc)
             states.append(None)
-            result.tokens_before += estimate_tokens(step.observation.xml[:4000])
+            result.tokens_before += _unparsed_tokens(step.observation)
             continue
         result.tokens_before += estimate_tokens(text)
         if home:
@@ -186,9 +184,7 @@ def filter_states(
             continue
         result.kept.append(step.index)
         s = states[i]
-        result.tokens_after += (
-            estimate_tokens(s) if s is not None else estimate_tokens(step.observation.xml[:4000])
-        )
+        result.tokens_after += estimate_tokens(s) if s is not None else _unparsed_tokens(step.observation)
     return result
 
 

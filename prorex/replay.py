@@ -49,13 +49,6 @@ def _recorded_target(step: Step) -> UIElement | None:
     return elements[a.index] if 0 <= a.index < len(elements) else None
 
 
-def _screen(obs: Observation, elements: list[UIElement] | None = None) -> tuple[int, int]:
-    for el in elements or ():
-        if el.screen:
-            return el.screen
-    return obs.screen_size
-
-
 def _largest_scrollable(elements: list[UIElement]) -> UIElement | None:
     lists = [e for e in elements if e.scrollable and e.visible and e.area > 0]
     return max(lists, key=lambda e: (e.area, -e.index)) if lists else None
@@ -129,7 +122,7 @@ def replay(
                 live_action = action.model_copy(update={"target": None})
                 if action.x is not None:
                     obs = device.observe()
-                    recorded = _screen(step.observation)
+                    recorded = step.observation.screen_size
                     live_action = _rescaled(live_action, recorded, obs.screen_size)
                     if recorded != obs.screen_size:
                         note = f"x/y rescaled {recorded[0]}x{recorded[1]} -> {obs.screen_size[0]}x{obs.screen_size[1]}"

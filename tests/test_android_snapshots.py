@@ -9,13 +9,12 @@ the timeout are all exercised end to end.
 from __future__ import annotations
 
 import socket
-import threading
 from pathlib import Path
 
 import pytest
 
 from prorex.android import AndroidDevice, EmulatorConsole
-from prorex.android.fake import FakeShellResponse, FakeU2
+from prorex.android.fake import FakeShellResponse, FakeTcpServer, FakeU2
 from prorex.device import DeviceError, DeviceHung, Snapshot
 from prorex.schemas import Task, TaskSetup
 
@@ -26,39 +25,20 @@ XML = (
 )
 
 
-class FakeConsole:
+class FakeConsole(FakeTcpServer):
     """Speaks enough of the emulator console protocol for ``adb emu``."""
 
     def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen()
-        self.sock.settimeout(0.1)  # lets the accept loop notice close()
-        self.port = self.sock.getsockname()[1]
         self.commands: list[str] = []
         self.replies: dict[str, str] = {}  # command prefix -> reply line
         self.hang = False
-        self._conns: list[socket.socket] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
+        super().__init__()
 
     @property
     def serial(self) -> str:
         return f"emulator-{self.port}"
 
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            self._conns.append(conn)
-            threading.Thread(target=self._session, args=(conn,), daemon=True).start()
-
-    def _session(self, conn: socket.socket) -> None:
+    def handle(self, conn: socket.socket) -> None:
         try:
             conn.sendall(b"Android Console: type 'help' for a list of commands\r\nOK\r\n")
             buf = b""
@@ -81,16 +61,6 @@ class FakeConsole:
             pass
         finally:
             conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self.sock.close()
-        for c in self._conns:
-            try:
-                c.close()
-            except OSError:
-                pass
-        self._thread.join(5)
 
 
 @pytest.fixture

@@ -269,3 +269,32 @@ def test_a_fleet_whose_devices_cannot_start_fails_loudly(ray_fakes):
         await fleet.close()
 
     asyncio.run(go())
+
+
+def closing_runner(marks):
+    """A runner factory whose devices leave a file in ``marks`` when closed."""
+
+    def factory(device, models, probe_cfg):
+        close = device.close
+
+        def close_and_mark():
+            (marks / f"{device.device_id}.closed").touch()
+            close()
+
+        device.close = close_and_mark
+        return FakeRunner(device, models, probe_cfg)
+
+    return factory
+
+
+def test_fleet_close_closes_every_device_before_killing_its_worker(ray_fakes, tmp_path):
+    """A killed actor runs no cleanup, and an emulator its device launched would outlive it."""
+
+    async def go():
+        fleet = make_fleet(2, runner_factory=closing_runner(tmp_path))
+        await fleet.start()
+        await fleet.close()
+        assert all(s.handle is None for s in fleet.slots)
+
+    asyncio.run(go())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sim-0.closed", "sim-1.closed"]

@@ -27,6 +27,7 @@ from prorex.config import ModelConfig, ProbeConfig
 from prorex.schemas import RewardRequest
 from workers.fleet import Fleet
 from workers.job import JobConfig, run_job
+from workers.remote import start_local_ray
 
 BENCH_SEED = 11
 BENCH_WORKERS = 3
@@ -159,16 +160,7 @@ def cli_bench(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    owns = not ray.is_initialized()
-    if owns:
-        ray.init(
-            num_cpus=max(2, os.cpu_count() or 2),
-            resources={"emulator": BENCH_WORKERS},
-            include_dashboard=False,
-            log_to_driver=False,
-        )
+    owns = start_local_ray(BENCH_WORKERS)
     try:
         report = asyncio.run(run_bench(out, args.tasks))
     finally:

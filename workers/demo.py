@@ -12,15 +12,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 from prorex.config import METHODS, ModelConfig, ProbeConfig
-from prorex.schemas import RewardResult, Summary, dump_jsonl_line
+from prorex.schemas import RewardResult, Summary
 from workers.fleet import Fleet
 from workers.job import JobConfig, JobReport, load_requests, run_job
+from workers.remote import start_local_ray
 
 DEFAULT_TASKS = 300
 DEMO_SEED = 101  # held out: never used for tuning the offline heuristics
@@ -30,14 +30,9 @@ DEMO_ROUNDS = 2  # R
 
 
 def write_requests(path: Path, n: int, seed: int) -> int:
-    from prorex.sim.dataset import build_dataset
+    from prorex.sim.dataset import write_requests as write_dataset
 
-    requests = build_dataset(n, seed)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as fh:
-        for request in requests:
-            fh.write(dump_jsonl_line(request) + "\n")
-    return len(requests)
+    return len(write_dataset(path, n, seed))
 
 
 def _fresh(dir_: Path) -> None:
@@ -147,16 +142,7 @@ def cli_demo(args: argparse.Namespace) -> int:
     requests_path = out / "requests.jsonl"
     written = write_requests(requests_path, n, DEMO_SEED)
     print(f"built {written} sim reward requests -> {requests_path}", file=sys.stderr)
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    owns = not ray.is_initialized()
-    if owns:
-        ray.init(
-            num_cpus=max(2, os.cpu_count() or 2),
-            resources={"emulator": DEMO_WORKERS},
-            include_dashboard=False,
-            log_to_driver=False,
-        )
+    owns = start_local_ray(DEMO_WORKERS)
     try:
         reports = asyncio.run(run_demo(out, requests_path, progress=not getattr(args, "no_progress", False)))
     finally:

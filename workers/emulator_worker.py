@@ -15,7 +15,6 @@ actor itself is created with ``max_restarts=0``.
 from __future__ import annotations
 
 import asyncio
-import functools
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -34,6 +33,7 @@ from prorex.device import (
     Snapshot,
 )
 from prorex.schemas import Observation, ProbeTrace, ReplayReport, RewardRequest
+from workers.remote import actor_class
 
 #: Device failures after which the device is unusable until restarted.
 LOST_DEVICE_ERRORS = (DeviceCrashed, DeviceHung, DeviceOffline)
@@ -45,6 +45,13 @@ def _default_runner(device: Device, models: ModelConfig, probe_cfg: ProbeConfig)
     from prorex.probe import ProbeRunner
 
     return ProbeRunner(device, models, probe_cfg)
+
+
+def _evaluator_sees(models: ModelConfig) -> bool:
+    """Whether the evaluator model is sent screenshots (see ``LLMClient.vision``)."""
+    from prorex.llm.client import LLMClient
+
+    return LLMClient(models).vision("evaluator")
 
 
 def worker_id_for(index: int, generation: int) -> str:
@@ -117,7 +124,12 @@ class EmulatorWorker:
     def _build(self) -> tuple[Device, Any]:
         from prorex.devices import make_device
 
-        device = make_device(self.kind, self.index, self._device_options)
+        options = dict(self._device_options)
+        if self.kind == "sim" and "screenshots" not in options:
+            # Drawing sim screenshots makes a replay ~9x slower; replay never looks
+            # at them and a text-only evaluator model is not sent them.
+            options["screenshots"] = _evaluator_sees(self._models)
+        device = make_device(self.kind, self.index, options)
         return device, self._runner_factory(device, self._models, self._probe_cfg)
 
     # ---------------------------------------------------------------- plumbing
@@ -227,44 +239,18 @@ class EmulatorWorker:
             return self.worker_id
 
     async def close(self) -> None:
-        async with self._lock:
-            await asyncio.to_thread(self.device.close)
+        """Close the device before the actor is killed: an emulator the device
+        launched runs in its own session and would outlive the actor. Does not
+        wait for the device lock, so a hung operation cannot keep it open."""
+        await asyncio.to_thread(self.device.close)
 
 
-@functools.cache
-def _actor_class() -> Any:
-    import ray
-
-    return ray.remote(EmulatorWorker)
-
-
-def start_worker(
-    kind: str,
-    worker_index: int,
-    device_options: dict[str, Any] | None,
-    models: ModelConfig,
-    probe_cfg: ProbeConfig,
-    *,
-    generation: int = 0,
-    hung_after_s: float = 300.0,
-    screenshot_dir: str | None = None,
-    runner_factory: RunnerFactory | None = None,
-    max_concurrency: int = 16,
-) -> Any:
-    """Start one ``EmulatorWorker`` actor holding one unit of the ``emulator`` resource."""
-    return _actor_class().options(
+def start_worker(*args: Any, max_concurrency: int = 16, **kwargs: Any) -> Any:
+    """Start one ``EmulatorWorker`` actor (arguments as its constructor) holding
+    one unit of the ``emulator`` resource."""
+    return actor_class(EmulatorWorker).options(
         resources={"emulator": 1},
         num_cpus=0,
         max_restarts=0,
         max_concurrency=max_concurrency,
-    ).remote(
-        kind,
-        worker_index,
-        device_options,
-        models,
-        probe_cfg,
-        generation=generation,
-        hung_after_s=hung_after_s,
-        screenshot_dir=screenshot_dir,
-        runner_factory=runner_factory,
-    )
+    ).remote(*args, **kwargs)

@@ -33,6 +33,7 @@ from ray.exceptions import RayActorError, RayTaskError
 from prorex.config import ModelConfig, ProbeConfig
 from prorex.device import Health
 from workers.emulator_worker import RunnerFactory, WorkerRef, start_worker, worker_id_for
+from workers.remote import call, describe_error
 
 log = logging.getLogger("prorex.fleet")
 
@@ -54,14 +55,6 @@ class FleetStats(BaseModel):
     failures: int = 0
     health_failures: int = 0
     quarantined: list[QuarantineRecord] = Field(default_factory=list)
-
-
-def _describe(exc: BaseException) -> str:
-    """One line naming what went wrong; for an actor whose constructor raised, its exception."""
-    lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
-    if isinstance(exc, RayActorError) and getattr(exc, "actor_init_failed", False) and len(lines) > 1:
-        return lines[-1][:300]  # the traceback's last line: "module.Error: message"
-    return f"{type(exc).__name__}: {lines[0][:300] if lines else ''}"
 
 
 class FleetExhausted(RuntimeError):
@@ -101,6 +94,7 @@ class Fleet:
         health_timeout_s: float = 15.0,
         hung_after_s: float = 300.0,
         start_timeout_s: float = 120.0,
+        close_timeout_s: float = 20.0,
         quarantine_after: int = 3,
         quarantine_window_s: float = 600.0,
         screenshot_dir: str | None = None,
@@ -118,6 +112,7 @@ class Fleet:
         self.health_timeout_s = health_timeout_s
         self.hung_after_s = hung_after_s
         self.start_timeout_s = start_timeout_s
+        self.close_timeout_s = close_timeout_s
         self.quarantine_after = quarantine_after
         self.quarantine_window_s = quarantine_window_s
         self.screenshot_dir = screenshot_dir
@@ -126,6 +121,8 @@ class Fleet:
         self.stats = FleetStats(workers=size, live=size)
         self._waiters: deque[tuple[int, frozenset[int], asyncio.Future[list[WorkerRef]]]] = deque()
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: workers being closed and killed; ``close`` waits for them instead of cancelling
+        self._retiring: set[asyncio.Task[None]] = set()
         self._health_task: asyncio.Task[None] | None = None
         self._closed = False
         self._exhausted: str | None = None
@@ -163,12 +160,10 @@ class Fleet:
             if not fut.done():
                 fut.set_exception(RuntimeError("fleet closed"))
         self._waiters.clear()
-        import ray
-
         for slot in self.slots:
             if slot.handle is not None:
-                ray.kill(slot.handle, no_restart=True)
-                slot.handle = None
+                self._retire(slot)
+        await asyncio.gather(*self._retiring, return_exceptions=True)
 
     async def __aenter__(self) -> Fleet:
         await self.start()
@@ -177,13 +172,28 @@ class Fleet:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    def _retire(self, slot: _Slot) -> None:
+        """Take ``slot``'s actor out of service: ask it to close its device, then kill it."""
+        handle, worker_id = slot.handle, slot.worker_id
+        slot.handle = None
+        task = asyncio.create_task(self._close_and_kill(handle, worker_id))
+        self._retiring.add(task)
+        task.add_done_callback(self._retiring.discard)
+
+    async def _close_and_kill(self, handle: Any, worker_id: str) -> None:
+        import ray
+
+        try:
+            await call(handle.close.remote(), self.close_timeout_s)
+        except Exception as exc:  # noqa: BLE001 - dead, hung or unreachable: killing it is what is left
+            log.warning("worker %s did not close its device: %s", worker_id, describe_error(exc))
+        ray.kill(handle, no_restart=True)
+
     def _options_for(self, index: int) -> dict[str, Any]:
         return {**self.device_options, **self.worker_options.get(index, {})}
 
     async def _start_slot(self, slot: _Slot) -> None:
         """(Re)start ``slot``'s actor until it answers, or the slot is quarantined."""
-        import ray
-
         while not self._closed:
             slot.generation += 1
             slot.state = "restarting" if slot.ever_up else "starting"
@@ -199,10 +209,10 @@ class Fleet:
                 runner_factory=self.runner_factory,
             )
             try:
-                await asyncio.wait_for(asyncio.wrap_future(slot.handle.ping.remote().future()), self.start_timeout_s)
+                await call(slot.handle.ping.remote(), self.start_timeout_s)
             except (TimeoutError, RayActorError, RayTaskError) as exc:
-                ray.kill(slot.handle, no_restart=True)
-                reason = f"start failed: {_describe(exc)}"
+                self._retire(slot)
+                reason = f"start failed: {describe_error(exc)}"
                 if self._record_failure(slot, reason):
                     return
                 await asyncio.sleep(min(5.0, 0.5 * len(slot.failures)))
@@ -317,13 +327,10 @@ class Fleet:
         return True
 
     def _fail(self, slot: _Slot, reason: str) -> None:
-        import ray
-
-        if slot.handle is not None:
-            ray.kill(slot.handle, no_restart=True)
         log.warning("worker %s failed: %s", slot.worker_id, reason)
+        if slot.handle is not None:
+            self._retire(slot)
         if self._record_failure(slot, reason):
-            slot.handle = None
             return
         slot.state = "restarting"
         self.stats.restarts += 1
@@ -334,13 +341,11 @@ class Fleet:
     async def _check(self, slot: _Slot) -> None:
         worker_id = slot.worker_id
         try:
-            health: Health = await asyncio.wait_for(
-                asyncio.wrap_future(slot.handle.health.remote().future()), self.health_timeout_s
-            )
+            health: Health = await call(slot.handle.health.remote(), self.health_timeout_s)
         except TimeoutError:
             reason = f"no health answer within {self.health_timeout_s:.0f}s"
         except (RayActorError, RayTaskError) as exc:
-            reason = f"health check failed: {_describe(exc)}"
+            reason = f"health check failed: {describe_error(exc)}"
         else:
             if health.ok:
                 return
@@ -353,8 +358,12 @@ class Fleet:
     async def _health_loop(self) -> None:
         while not self._closed:
             await asyncio.sleep(self.health_interval_s)
-            checks = [self._check(s) for s in self.slots if s.state in ("idle", "busy")]
-            await asyncio.gather(*checks, return_exceptions=True)
+            slots = [s for s in self.slots if s.state in ("idle", "busy")]
+            outcomes = await asyncio.gather(*(self._check(s) for s in slots), return_exceptions=True)
+            for slot, outcome in zip(slots, outcomes, strict=True):
+                # The loop must survive a check that broke, but not hide it.
+                if isinstance(outcome, Exception):
+                    log.warning("health check of %s raised %s", slot.worker_id, describe_error(outcome))
 
     async def check_now(self) -> None:
         """One health round immediately (tests, and before a job starts)."""
@@ -367,9 +376,9 @@ class Fleet:
             if slot.handle is None or slot.state == "quarantined":
                 continue
             try:
-                out.append(await asyncio.wait_for(asyncio.wrap_future(slot.handle.info.remote().future()), 30))
-            except (TimeoutError, RayActorError, RayTaskError):
-                continue
+                out.append(await call(slot.handle.info.remote(), 30))
+            except (TimeoutError, RayActorError, RayTaskError) as exc:
+                log.warning("no info from worker %s: %s", slot.worker_id, describe_error(exc))
         return out
 
     def snapshot_stats(self) -> FleetStats:

@@ -46,6 +46,7 @@ from prorex.schemas import (
 from workers.fleet import Fleet, FleetExhausted, FleetStats
 from workers.progress import Progress
 from workers.reasoner_actor import PipelineFactory, start_reasoner
+from workers.remote import call, describe_error, start_local_ray
 
 log = logging.getLogger("prorex.job")
 
@@ -147,7 +148,7 @@ class RewardsLog:
         """Open for appending; with ``resume`` return the task ids already done."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         finished: set[str] = set()
-        if self.path.exists() and self.path.stat().st_size > 0:
+        if self.has_results():
             if not resume:
                 raise FileExistsError(
                     f"{self.path} already has results; pass --resume to continue it or choose another --out"
@@ -162,6 +163,9 @@ class RewardsLog:
                     finished.add(item.task_id)
         self._fh = self.path.open("a", encoding="utf-8")
         return finished
+
+    def has_results(self) -> bool:
+        return self.path.exists() and self.path.stat().st_size > 0
 
     def _drop_torn_tail(self) -> None:
         """A driver killed mid-write can leave a last line without its newline: cut it."""
@@ -211,11 +215,6 @@ def error_result(request: RewardRequest, method: str, message: str, attempts: in
     )
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:300] if text else ''}"
-
-
 # -------------------------------------------------------------------- driver
 
 
@@ -243,9 +242,9 @@ class JobDriver:
         start: float | None = None
         attempts = 0
         avoid: set[int] = set()
-        last_error = ""
         while True:
             attempts += 1
+            last_error = ""  # set below when this attempt lost a worker or the reasoner
             try:
                 workers = await self.fleet.lease(k, avoid) if k and self.fleet else []
             except FleetExhausted as exc:
@@ -259,7 +258,7 @@ class JobDriver:
                 if remaining <= 0:
                     raise TimeoutError
                 ref = self.reasoner.reward.remote(request, workers)
-                result: RewardResult = await asyncio.wait_for(asyncio.wrap_future(ref.future()), remaining)
+                result: RewardResult = await call(ref, remaining)
             except TimeoutError:
                 if ref is not None:
                     ray.cancel(ref)
@@ -273,12 +272,12 @@ class JobDriver:
             except RayTaskError as exc:
                 cause = exc.cause
                 if not isinstance(cause, WorkerLost):
-                    return error_result(request, cfg.method, _first_line(cause or exc), attempts, time.monotonic() - start)
+                    return error_result(request, cfg.method, describe_error(cause or exc), attempts, time.monotonic() - start)
                 lost = getattr(cause, "worker_id", None) or (cause.args[0] if cause.args else "")
                 failed.add(str(lost))
                 last_error = f"worker {lost} lost"
             except RayActorError as exc:  # the reasoner actor died; Ray restarts it
-                last_error = f"reasoner actor lost: {_first_line(exc)}"
+                last_error = f"reasoner actor lost: {describe_error(exc)}"
             finally:
                 if workers and self.fleet is not None:
                     self.fleet.release(workers, failed)
@@ -292,7 +291,6 @@ class JobDriver:
                 )
             self.retried += 1
             log.info("retrying %s after: %s", request.task.id, last_error)
-            last_error = ""
 
     async def run(
         self,
@@ -348,7 +346,7 @@ class JobDriver:
                     pipeline_factory=self.pipeline_factory,
                 )
                 # Fail early if the pipeline cannot even be built (bad model config).
-                await asyncio.wrap_future(self.reasoner.ping.remote().future())
+                await call(self.reasoner.ping.remote())
                 t_ready = time.monotonic()
                 interrupted = await self._drive(todo, rewards, results, progress, stop)
                 run_s = time.monotonic() - t_ready
@@ -399,7 +397,7 @@ class JobDriver:
                 result = task.result()
             except Exception as exc:  # a driver-side bug must not lose the other results
                 log.exception("request %s failed in the driver", request.task.id)
-                result = error_result(request, self.config.method, _first_line(exc), 1, 0.0)
+                result = error_result(request, self.config.method, describe_error(exc), 1, 0.0)
             rewards.append(result)
             results.append(result)
             progress.update(error=result.status == "error")
@@ -526,14 +524,7 @@ def init_ray(address: str | None, workers: int, needs_workers: bool) -> bool:
             print(f"warning: the cluster has {have:g} emulator slots for {workers} workers; "
                   "the rest wait until slots free up", file=sys.stderr)
         return False
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    ray.init(
-        num_cpus=max(2, os.cpu_count() or 2),
-        resources={"emulator": workers},
-        include_dashboard=False,
-        log_to_driver=False,
-    )
-    return True
+    return start_local_ray(workers)
 
 
 def cli_run(args: argparse.Namespace) -> int:
@@ -553,7 +544,7 @@ def cli_run(args: argparse.Namespace) -> int:
         print(f"{loaded.invalid_lines} invalid line(s) skipped; {len(loaded.requests)} request(s) proceed",
               file=sys.stderr)
     rewards_path = Path(args.out) / "rewards.jsonl"
-    if not args.resume and rewards_path.exists() and rewards_path.stat().st_size > 0:
+    if not args.resume and RewardsLog(rewards_path).has_results():
         print(f"error: {rewards_path} already has results; pass --resume or choose another --out", file=sys.stderr)
         return 2
 

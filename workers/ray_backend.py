@@ -14,7 +14,6 @@ whose call timed out is replaced instead.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from ray.exceptions import ActorUnavailableError, RayActorError, RayTaskError
@@ -23,6 +22,7 @@ from prorex.device import Snapshot
 from prorex.pipeline import WorkerLost
 from prorex.schemas import ProbeTrace, ReplayReport, RewardRequest
 from workers.emulator_worker import LOST_DEVICE_ERRORS, WorkerRef
+from workers.remote import call
 
 #: Errors that mean the actor itself is gone or unreachable.
 ACTOR_LOST_ERRORS = (RayActorError, ActorUnavailableError)
@@ -55,7 +55,7 @@ class RayProbeBackend:
             raise RuntimeError(f"lease on {worker.worker_id} has ended")
         ref = getattr(worker.handle, method).remote(*args, lease=worker.lease)
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(ref.future()), self.call_timeout_s)
+            return await call(ref, self.call_timeout_s)
         except TimeoutError:
             raise WorkerLost(worker.worker_id) from None
         except ACTOR_LOST_ERRORS as exc:

@@ -11,13 +11,13 @@ request elsewhere.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
 from prorex.config import ModelConfig, ProbeConfig
 from prorex.schemas import RewardRequest, RewardResult
 from workers.emulator_worker import WorkerRef
+from workers.remote import actor_class
 
 PipelineFactory = Callable[[ModelConfig, ProbeConfig, str], Any]
 
@@ -58,13 +58,6 @@ class ReasonerActor:
                 backend.close()
 
 
-@functools.cache
-def _actor_class() -> Any:
-    import ray
-
-    return ray.remote(ReasonerActor)
-
-
 def start_reasoner(
     models: ModelConfig,
     probe_cfg: ProbeConfig,
@@ -75,7 +68,7 @@ def start_reasoner(
     max_concurrency: int = 1000,
 ) -> Any:
     """Start the reasoner actor; Ray restarts it if its process dies (in-flight calls fail and are retried)."""
-    return _actor_class().options(
+    return actor_class(ReasonerActor).options(
         num_cpus=0,
         max_restarts=3,
         max_task_retries=0,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import socket
 import threading
+from abc import ABC, abstractmethod
 from typing import Any, NamedTuple
 
 from PIL import Image
@@ -166,25 +167,25 @@ def _size_from_xml(xml: str) -> tuple[int, int]:
     return (w, h) if w > 0 and h > 0 else (1080, 2400)
 
 
-class FakeAdbServer:
-    """An adb server that lists fixed devices and fails every transport.
+class FakeTcpServer(ABC):
+    """A loopback TCP server on a free port; each connection is handled by
+    ``handle(conn)`` in its own thread. ``close`` stops accepting, closes the
+    connections still open and joins the accept thread."""
 
-    Enough of the adb host protocol for ``adb devices -l`` and for the first
-    steps of a connection: it proves the client's parsing of device states
-    and the error path of a device that vanishes mid-connect.
-    """
-
-    def __init__(self, listing: str):
-        self.listing = listing.encode()
+    def __init__(self) -> None:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen()
-        self.sock.settimeout(0.1)
+        self.sock.settimeout(0.1)  # lets the accept loop notice close()
         self.port = self.sock.getsockname()[1]
-        self.requests: list[str] = []
+        self._conns: list[socket.socket] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
+
+    @abstractmethod
+    def handle(self, conn: socket.socket) -> None:
+        """Answer one connection (each fake server speaks its own protocol)."""
 
     def _serve(self) -> None:
         while not self._stop.is_set():
@@ -194,9 +195,34 @@ class FakeAdbServer:
                 continue
             except OSError:
                 return
-            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+            self._conns.append(conn)
+            threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
 
-    def _answer(self, conn: socket.socket) -> None:
+    def close(self) -> None:
+        self._stop.set()
+        self.sock.close()
+        for conn in self._conns:
+            try:
+                conn.close()
+            except OSError:
+                pass  # already closed by its handler
+        self._thread.join(5)
+
+
+class FakeAdbServer(FakeTcpServer):
+    """An adb server that lists fixed devices and fails every transport.
+
+    Enough of the adb host protocol for ``adb devices -l`` and for the first
+    steps of a connection: it proves the client's parsing of device states
+    and the error path of a device that vanishes mid-connect.
+    """
+
+    def __init__(self, listing: str):
+        self.listing = listing.encode()
+        self.requests: list[str] = []
+        super().__init__()
+
+    def handle(self, conn: socket.socket) -> None:
         with conn:
             header = conn.recv(4)
             if len(header) < 4:  # a bare reachability probe
@@ -212,8 +238,3 @@ class FakeAdbServer:
                 # Every transport fails, as when a device drops off mid-connect.
                 msg = f"device '{request.rsplit(':', 1)[-1]}' not found".encode()
                 conn.sendall(b"FAIL" + f"{len(msg):04x}".encode() + msg)
-
-    def close(self) -> None:
-        self._stop.set()
-        self.sock.close()
-        self._thread.join(5)

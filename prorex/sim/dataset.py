@@ -103,6 +103,25 @@ def build_dataset(
     return [r for part in _pool_map(_build_range, _jobs(n, seed, weights, workers), workers) for r in part]
 
 
+def write_requests(
+    path: str | Path, n: int, seed: int, mix: dict[str, float] | str | None = None, *, workers: int = 1
+) -> list[dict[str, Any]]:
+    """Write ``build_dataset(n, seed, mix)`` to ``path`` as JSONL, one request a line;
+    return each request's stats record (for ``stats``)."""
+    weights = parse_mix(mix) if mix is None or isinstance(mix, str) else dict(mix)
+    workers = workers if n >= PARALLEL_MIN else 1
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    records: list[dict[str, Any]] = []
+    # parts arrive in task order and are written as they come, so memory stays flat
+    with path.open("w", encoding="utf-8", newline="\n") as fh:
+        for part in _pool_map(_build_lines, _jobs(n, seed, weights, workers), workers):
+            for line, rec in part:
+                fh.write(line + "\n")
+                records.append(rec)
+    return records
+
+
 def _record(r: RewardRequest) -> dict[str, Any]:
     return {"family": r.task.family, "app": r.task.app, "outcome": r.meta["outcome"], "label": bool(r.label),
             "hidden": bool(r.meta["hidden_outcome"]), "steps": len(r.trajectory.steps)}
@@ -156,14 +175,7 @@ def cli_dataset(args) -> int:
     if args.tasks < PARALLEL_MIN:
         workers = 1
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    records: list[dict[str, Any]] = []
-    # parts arrive in task order and are written as they come, so memory stays flat
-    with (out / "requests.jsonl").open("w", encoding="utf-8", newline="\n") as fh:
-        for part in _pool_map(_build_lines, _jobs(args.tasks, args.seed, mix, workers), workers):
-            for line, rec in part:
-                fh.write(line + "\n")
-                records.append(rec)
+    records = write_requests(out / "requests.jsonl", args.tasks, args.seed, mix, workers=workers)
     s = stats(records)
     summary = {"seed": args.seed, "tasks": args.tasks, "mix": dict(sorted(mix.items())), **s}
     (out / "dataset.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -207,20 +207,26 @@ class ScriptedAgent:
             return hits[nth] if nth < len(hits) else None
         return hits[-1]  # the topmost one: a dialog's button over the page behind it
 
+    def _scroll_list(self, direction: str, thought: str) -> bool | None:
+        """Scroll the screen's first list. None: there is no list; False: the screen did not change."""
+        lists = [e for e in app_elements(self._look()) if e.scrollable]
+        if not lists:
+            return None
+        before = self._observe().xml
+        self._do(Action(action_type="scroll", direction=direction, index=lists[0].index, target=lists[0]), thought)
+        return self._observe().xml != before
+
     def _scroll_to(self, pred: Callable[[UIElement], bool], nth: int | None, what: str) -> UIElement:
         el = self._find(pred, nth)
         for direction in ("down", "up"):
             tries = 0
             while el is None and tries < self.max_scrolls:
-                lists = [e for e in app_elements(self._look()) if e.scrollable]
-                if not lists:
+                moved = self._scroll_list(direction, f"look for {what}")
+                if moved is None:
                     break
-                before = self._obs.xml
-                self._do(Action(action_type="scroll", direction=direction, index=lists[0].index,
-                                target=lists[0]), f"look for {what}")
                 tries += 1
                 el = self._find(pred, nth)
-                if el is None and self._observe().xml == before:
+                if el is None and not moved:
                     break
             if el is not None:
                 return el
@@ -267,13 +273,7 @@ class ScriptedAgent:
                 for row in list_rows(self._look()):
                     if row not in seen:  # consecutive screens overlap by a row
                         seen.append(row)
-                lists = [e for e in app_elements(self._look()) if e.scrollable]
-                if not op.nth or not lists:
-                    break
-                before = self._obs.xml
-                self._do(Action(action_type="scroll", direction="down", index=lists[0].index, target=lists[0]),
-                         "read the rest of the list")
-                if self._observe().xml == before:
+                if not op.nth or not self._scroll_list("down", "read the rest of the list"):
                     break
             self.memory[op.key + "_rows"] = seen
             self.memory[op.key] = ", ".join(r[0] for r in seen)

@@ -71,7 +71,9 @@ def clip_dump(xml: str | bytes) -> tuple[str, int]:
     return text, head_lines
 
 
-def _parse_xml(xml: str | bytes) -> Element:
+def parse_tree(xml: str | bytes) -> Element:
+    """The dump as an element tree rooted at ``<hierarchy>``: the one place XML is parsed
+    (defusedxml, no DTD, entities or external references). Raises ``HierarchyError``."""
     text, head_lines = clip_dump(xml)
     if not text.strip():
         raise HierarchyError("empty input: no uiautomator hierarchy to parse")
@@ -116,7 +118,7 @@ def parse_hierarchy(xml: str | bytes) -> list[UIElement]:
     window roots) and ``context`` (a few texts near the element, see
     ``_contexts``). Raises ``HierarchyError`` on anything that is not a dump.
     """
-    root = _parse_xml(xml)
+    root = parse_tree(xml)
     rows: list[dict] = []
     roots: list[int] = []
     # Iterative walk: a hostile dump nested thousands deep must not hit

@@ -3,7 +3,7 @@
 Used to measure element matching on real dumps (tests, bench) and to feed
 fake devices in replay tests. Each function edits an ``Element`` tree in
 place and is deterministic given its ``random.Random``. Trees come from
-``load_tree`` (defusedxml) and go back to text with ``dump_tree``.
+``load_tree`` (``parse_tree``, defusedxml) and go back to text with ``dump_tree``.
 
 Families: another resolution (``scale``), a taller status bar
 (``shift``), list rows in another order (``reorder``), unrelated nodes
@@ -18,9 +18,7 @@ import re
 from collections.abc import Callable, Iterable
 from xml.etree.ElementTree import Element, tostring
 
-from defusedxml.ElementTree import fromstring
-
-from prorex.ui.parse import clip_dump, parse_bounds
+from prorex.ui.parse import parse_bounds, parse_tree
 from prorex.ui.traits import COUNT_NUMBER, NUMERIC_ONLY, TIME_NUMBER, is_list_class
 
 TAG = "prorex-key"  # attribute that follows a node through perturbations
@@ -28,7 +26,7 @@ _DIGITS = re.compile(r"\d+")
 
 
 def load_tree(xml: str) -> Element:
-    return fromstring(clip_dump(xml)[0], forbid_dtd=True)
+    return parse_tree(xml)
 
 
 def dump_tree(root: Element) -> str:

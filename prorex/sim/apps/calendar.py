@@ -6,7 +6,7 @@ from __future__ import annotations
 import calendar as _cal
 from datetime import date
 
-from prorex.sim.apps.common import App, btn, confirm, edit, icon, item, label
+from prorex.sim.apps.common import App, btn, confirm_delete, edit, icon, item, label
 from prorex.sim.render import Page, Row, W
 from prorex.sim.state import Event
 
@@ -81,16 +81,14 @@ def page_event(phone, scr) -> Page:
 def dialog_delete(phone, scr, args):
     a = scr.args
 
-    def ok() -> None:
+    def remove() -> None:
         evs = phone.state.events
         for i, e in enumerate(evs):
             if (e.title, e.date, e.time) == (a["title"], a["date"], a["time"]):
                 del evs[i]
                 break
-        phone.close_dialog()
-        phone.pop()
 
-    return confirm("Delete event?", f"{a['title']} will be deleted.", "Delete", ok, phone)
+    return confirm_delete(phone, "Delete event?", f"{a['title']} will be deleted.", remove)
 
 
 def _valid_date(s: str) -> bool:

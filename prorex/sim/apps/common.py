@@ -104,5 +104,22 @@ def confirm(title: str, message: str, ok: str, on_ok: Handler, phone: Phone) -> 
     )
 
 
+def confirm_delete(phone: Phone, title: str, message: str, remove: Handler) -> Dialog:
+    """Cancel / Delete; Delete runs ``remove``, closes the dialog and leaves the deleted thing's page."""
+
+    def ok() -> None:
+        remove()
+        phone.close_dialog()
+        phone.pop()
+
+    return confirm(title, message, "Delete", ok, phone)
+
+
+def drop_index(items: list[Any], i: int) -> None:
+    """Delete ``items[i]`` if it is still there (the list may have changed under an open dialog)."""
+    if 0 <= i < len(items):
+        del items[i]
+
+
 def form_dialog(title: str, rows: list[Row], ok: str, on_ok: Handler, phone: Phone) -> Dialog:
     return Dialog(title=title, rows=rows, buttons=[btn("Cancel", phone.close_dialog), btn(ok, on_ok)])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prorex.sim.apps.common import App, btn, confirm, edit, icon, item
+from prorex.sim.apps.common import App, btn, confirm, confirm_delete, edit, icon, item
 from prorex.sim.render import Page
 from prorex.sim.state import Contact
 
@@ -98,9 +98,7 @@ def dialog_discard(phone, scr, args):
 def dialog_delete(phone, scr, args):
     name = scr.args["name"]
 
-    def ok() -> None:
+    def remove() -> None:
         phone.state.contacts = [c for c in phone.state.contacts if c.name != name]
-        phone.close_dialog()
-        phone.pop()
 
-    return confirm("Delete this contact?", f"{name} will be removed from your contacts.", "Delete", ok, phone)
+    return confirm_delete(phone, "Delete this contact?", f"{name} will be removed from your contacts.", remove)

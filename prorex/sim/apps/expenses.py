@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from prorex.sim.apps.common import App, btn, confirm, edit, icon, item, label
+from prorex.sim.apps.common import (
+    App,
+    btn,
+    confirm_delete,
+    drop_index,
+    edit,
+    icon,
+    item,
+    label,
+)
 from prorex.sim.render import Page
 from prorex.sim.state import Expense, money
 
@@ -50,15 +59,9 @@ def page_detail(phone, scr) -> Page:
 @APP.dialog
 def dialog_delete(phone, scr, args):
     i = scr.args["i"]
-
-    def ok() -> None:
-        if 0 <= i < len(phone.state.expenses):
-            del phone.state.expenses[i]
-        phone.close_dialog()
-        phone.pop()
-
     name = phone.state.expenses[i].name if 0 <= i < len(phone.state.expenses) else "This expense"
-    return confirm("Delete expense?", f"{name} will be deleted.", "Delete", ok, phone)
+    return confirm_delete(phone, "Delete expense?", f"{name} will be deleted.",
+                          lambda: drop_index(phone.state.expenses, i))
 
 
 @APP.page

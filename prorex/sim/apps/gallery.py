@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prorex.sim.apps.common import App, confirm, icon, item, label
+from prorex.sim.apps.common import App, confirm_delete, drop_index, icon, item, label
 from prorex.sim.render import Page
 
 APP = App(key="gallery", name="Gallery", package="com.prorex.gallery", main="home")
@@ -35,11 +35,4 @@ def page_viewer(phone, scr) -> Page:
 @APP.dialog
 def dialog_delete(phone, scr, args):
     i = scr.args["i"]
-
-    def ok() -> None:
-        if 0 <= i < len(phone.state.photos):
-            del phone.state.photos[i]
-        phone.close_dialog()
-        phone.pop()
-
-    return confirm("Delete photo?", "", "Delete", ok, phone)
+    return confirm_delete(phone, "Delete photo?", "", lambda: drop_index(phone.state.photos, i))

@@ -4,7 +4,17 @@ asks "Discard changes?"."""
 
 from __future__ import annotations
 
-from prorex.sim.apps.common import App, btn, buttons, confirm, edit, form_dialog, icon, item, label
+from prorex.sim.apps.common import (
+    App,
+    btn,
+    buttons,
+    confirm_delete,
+    edit,
+    form_dialog,
+    icon,
+    item,
+    label,
+)
 from prorex.sim.render import Dialog, Page
 from prorex.sim.state import Note
 
@@ -151,12 +161,10 @@ def dialog_discard(phone, scr, args) -> Dialog:
 def dialog_delete(phone, scr, args) -> Dialog:
     folder, title = scr.args["folder"], scr.args["title"]
 
-    def ok() -> None:
+    def remove() -> None:
         phone.state.notes[folder] = [n for n in phone.state.notes.get(folder, []) if n.title != title]
-        phone.close_dialog()
-        phone.pop()
 
-    return confirm("Delete note?", f"{title} will be deleted.", "Delete", ok, phone)
+    return confirm_delete(phone, "Delete note?", f"{title} will be deleted.", remove)
 
 
 @APP.dialog

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from prorex.sim.apps.common import App, btn, confirm, edit, icon, item, label
+from prorex.sim.apps.common import (
+    App,
+    btn,
+    confirm_delete,
+    drop_index,
+    edit,
+    icon,
+    item,
+    label,
+)
 from prorex.sim.render import Page
 from prorex.sim.state import Ingredient, Recipe
 
@@ -36,14 +45,7 @@ def page_detail(phone, scr) -> Page:
 @APP.dialog
 def dialog_delete(phone, scr, args):
     i = scr.args["i"]
-
-    def ok() -> None:
-        if 0 <= i < len(phone.state.recipes):
-            del phone.state.recipes[i]
-        phone.close_dialog()
-        phone.pop()
-
-    return confirm("Delete recipe?", "", "Delete", ok, phone)
+    return confirm_delete(phone, "Delete recipe?", "", lambda: drop_index(phone.state.recipes, i))
 
 
 def parse_ingredients(text: str) -> list[Ingredient]:
