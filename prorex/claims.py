@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from prorex.filtering import filter_states
 from prorex.llm.client import LLMClient
@@ -18,6 +19,8 @@ from prorex.prompts import render
 from prorex.schemas import Claim, Observation, ProbeTrace, RewardRequest, Step, Usage
 from prorex.ui import HierarchyError, parse_hierarchy, render_screen
 
+#: At most this many screenshots go with a claims prompt (the last ones: the outcome is late).
+MAX_CLAIM_IMAGES = 8
 POLICY_CLAIMS = (2, 6)
 EVALUATOR_CLAIMS = (1, 5)
 THOUGHT_CHARS = 160
@@ -133,17 +136,47 @@ def parse_claims(reply: str) -> list[Claim]:
     return claims
 
 
+def screenshots(
+    observations: Sequence[Observation | None], limit: int = MAX_CLAIM_IMAGES
+) -> list[bytes | str]:
+    """The screenshots of these states in order (bytes, else an existing file), the last ``limit``.
+
+    States without one are skipped, so the images follow the order of the screens in the prompt.
+    """
+    shots: list[bytes | str] = []
+    for obs in observations:
+        if obs is None:
+            continue
+        if obs.screenshot_png:
+            shots.append(obs.screenshot_png)
+        elif obs.screenshot and Path(obs.screenshot).is_file():
+            shots.append(obs.screenshot)
+    return shots[-limit:] if limit > 0 else []
+
+
+def _claims_images(llm: LLMClient, observations: Sequence[Observation | None]) -> list[bytes | str]:
+    # Only a vision model gets them (paper app. E: the screens' HTML and screenshots, in order);
+    # asking first avoids reading image files for a text-only model.
+    vision = getattr(llm, "vision", None)
+    return screenshots(observations) if callable(vision) and vision("claims") else []
+
+
 async def apolicy_claims(
     llm: LLMClient, request: RewardRequest, usage: Usage | None = None
 ) -> list[Claim]:
-    return await llm.acomplete("claims", policy_claims_prompt(request), parse_claims, usage=usage)
+    states = [s.observation for s in policy_steps(request)]
+    images = _claims_images(llm, [*states, request.trajectory.final_observation])
+    return await llm.acomplete(
+        "claims", policy_claims_prompt(request), parse_claims, images=images, usage=usage
+    )
 
 
 async def aevaluator_claims(
     llm: LLMClient, request: RewardRequest, trace: ProbeTrace, usage: Usage | None = None
 ) -> list[Claim]:
+    images = _claims_images(llm, [*(s.observation for s in trace.steps), trace.final_observation])
     return await llm.acomplete(
-        "claims", evaluator_claims_prompt(request, trace), parse_claims, usage=usage
+        "claims", evaluator_claims_prompt(request, trace), parse_claims, images=images, usage=usage
     )
 
 

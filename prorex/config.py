@@ -27,6 +27,13 @@ class ModelConfig(BaseModel):
     max_retries: int = 3
     max_concurrency: int = 16
     vision: bool | None = None  # None: ask litellm whether the model takes images
+    # Sampling temperature for every role (None: send none, the provider's default applies);
+    # ``role_temperatures`` overrides it per role ("reasoner", "evaluator", "claims", "judge").
+    temperature: float | None = Field(default=0.0, ge=0.0)
+    role_temperatures: dict[str, float | None] = Field(default_factory=dict)
+
+    def temperature_for(self, role: str) -> float | None:
+        return self.role_temperatures.get(role, self.temperature)
 
     def model_for(self, role: str) -> str:
         if role == "claims":
@@ -50,3 +57,7 @@ class ProbeConfig(BaseModel):
     share_snapshots: bool = True  # replay once, restore on the other workers
     early_stop: bool = True
     min_replay_score: float = 0.0  # a matched step below this counts as divergence
+    # Parallel probes explore (§3.5): probe 0 of each round uses the evaluator's own temperature,
+    # probes 1..K-1 this one, each with a seed derived from (seed, task id, round, probe).
+    probe_temperature: float = Field(default=0.7, ge=0.0)
+    seed: int = 0

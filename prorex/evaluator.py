@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from prorex.device import Device
-from prorex.llm.client import LLMClient, LLMError
+from prorex.llm.client import ROLE_DEFAULT, LLMClient, LLMError, Temperature
 from prorex.llm.parsing import ParseError, extract_json
 from prorex.prompts import render
 from prorex.schemas import POINTED_ACTIONS, Action, Observation, ProbeTrace, Step, UIElement, Usage
@@ -160,9 +160,20 @@ class EvaluatorAgent:
         return _Seen(render_screen(elements), elements)
 
     def run(
-        self, goals: Sequence[str], budget: int, trace: ProbeTrace, usage: Usage | None = None
+        self,
+        goals: Sequence[str],
+        budget: int,
+        trace: ProbeTrace,
+        usage: Usage | None = None,
+        *,
+        temperature: Temperature = ROLE_DEFAULT,
+        seed: int | None = None,
     ) -> ProbeTrace:
-        """Probe from the current device state; device errors propagate."""
+        """Probe from the current device state; device errors propagate.
+
+        ``temperature`` / ``seed`` reach the evaluator model on every step (each step gets
+        its own seed derived from ``seed``), so a sampled probe is reproducible.
+        """
         t0 = time.monotonic()
         history: list[str] = []
         step_no = 0
@@ -189,6 +200,8 @@ class EvaluatorAgent:
                         lambda r, n=n: parse_action(r, n),
                         images=images,
                         usage=usage,
+                        temperature=temperature,
+                        seed=step_seed(seed, step_no),
                     )
                 except LLMError as exc:
                     trace.error = str(exc)
@@ -230,6 +243,11 @@ class EvaluatorAgent:
         trace.final_observation = _light(obs)
         trace.wall_s = time.monotonic() - t0
         return trace
+
+
+def step_seed(seed: int | None, step: int) -> int | None:
+    # Distinct per step, so a sampling model does not draw the same number at every step.
+    return None if seed is None else (seed * 1_000_003 + step) % 2**31
 
 
 def _light(obs: Observation) -> Observation:

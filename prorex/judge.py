@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from prorex.claims import format_actions, format_claims, format_final, format_screens, policy_steps
 from prorex.llm.client import LLMClient
-from prorex.llm.parsing import extract_analysis, extract_status
+from prorex.llm.parsing import extract_analysis, extract_evidence, extract_status
 from prorex.prompts import render
 from prorex.schemas import Claim, RewardRequest, Usage
 
@@ -24,10 +24,15 @@ STATIC_LAST_ACTIONS = 3
 class Judgment:
     success: bool
     analysis: str
+    evidence: bool | None = None  # rests on the evaluator's observations (None: not said)
 
 
 def _parse_judgment(reply: str) -> Judgment:
-    return Judgment(success=extract_status(reply), analysis=extract_analysis(reply))
+    return Judgment(
+        success=extract_status(reply),
+        analysis=extract_analysis(reply),
+        evidence=extract_evidence(reply),
+    )
 
 
 def judge_prompt(

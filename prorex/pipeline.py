@@ -319,6 +319,7 @@ class RewardPipeline:
                 worker=trace.worker,
                 evaluator_claims=ev_claims,
                 analysis=j.analysis,
+                evidence=j.evidence,
             ),
             trace,
         )

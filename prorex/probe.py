@@ -6,16 +6,22 @@ loads a snapshot instead; ``probe`` runs the evaluator agent from the current
 state. A probe after a diverged replay is not run: the state is unknown, so
 its trace carries an error and the pipeline records no vote from it. Device
 errors propagate as ``DeviceError`` for the caller to record.
+
+Parallel probes are samples, not copies (paper §3.5): probe 0 of each round
+runs the evaluator at its own temperature, the others at
+``ProbeConfig.probe_temperature``, each with a seed derived from
+``(ProbeConfig.seed, task id, round, probe)`` so a run can be reproduced.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 from prorex.config import ModelConfig, ProbeConfig
 from prorex.device import Device, Snapshot
 from prorex.evaluator import ActionGuard, EvaluatorAgent
-from prorex.llm.client import LLMClient
+from prorex.llm.client import ROLE_DEFAULT, LLMClient, Temperature
 from prorex.schemas import ProbeTrace, ReplayReport, RewardRequest
 
 
@@ -25,6 +31,21 @@ def step_budget(request: RewardRequest, cfg: ProbeConfig) -> int:
         return cfg.step_budget
     n = len(request.trajectory.steps)
     return max(cfg.min_step_budget, min(cfg.max_step_budget, n))
+
+
+def probe_seed(base: int, task_id: str, round: int, probe: int) -> int:
+    """A sampling seed stable across processes and runs (``hash()`` is salted per process)."""
+    digest = hashlib.sha256(f"{base}/{task_id}/{round}/{probe}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def sampling(
+    cfg: ProbeConfig, request: RewardRequest, round: int, probe: int
+) -> tuple[Temperature, int]:
+    """Temperature and seed for one probe: probe 0 of a round keeps the evaluator's own
+    temperature (so K=1 is the plain agent); the others explore at ``probe_temperature``."""
+    temp: Temperature = cfg.probe_temperature if probe > 0 else ROLE_DEFAULT
+    return temp, probe_seed(cfg.seed, request.task.id, round, probe)
 
 
 def goal_text(goals: Sequence[str]) -> str:
@@ -90,7 +111,15 @@ class ProbeRunner:
             )
             trace.stopped = "diverged"
             return trace
-        self.agent.run(goals, step_budget(request, self.cfg), trace, usage=trace.usage)
+        temperature, seed = sampling(self.cfg, request, round, probe)
+        self.agent.run(
+            goals,
+            step_budget(request, self.cfg),
+            trace,
+            usage=trace.usage,
+            temperature=temperature,
+            seed=seed,
+        )
         # The device now holds the evaluator's changes: the next probe must prepare or restore again.
         self._replay = None
         self._restored = False

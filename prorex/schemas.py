@@ -316,6 +316,8 @@ class Vote(_Model):
     evaluator_claims: list[Claim] = Field(default_factory=list)
     analysis: str = ""
     error: str | None = None
+    # Whether the judgment rests on what the evaluator observed (None: the judge did not say).
+    evidence: bool | None = None
 
 
 RewardStatus = Literal["ok", "error"]

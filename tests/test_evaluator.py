@@ -177,3 +177,53 @@ def test_parse_action_checks_index_against_screen():
         parse_action('{"action_type": "click", "index": 9}', 5)
     with pytest.raises(ParseError):
         parse_action('{"action_type": "fly"}', 5)
+
+
+def test_probe_seeds_are_stable_and_distinct():
+    from prorex.config import ProbeConfig
+    from prorex.llm.client import ROLE_DEFAULT
+    from prorex.probe import probe_seed, sampling
+    from prorex.schemas import RewardRequest, Task, Trajectory
+
+    assert probe_seed(0, "t1", 0, 1) == probe_seed(0, "t1", 0, 1)
+    seeds = {
+        probe_seed(b, t, r, p)
+        for b in (0, 1)
+        for t in ("t1", "t2")
+        for r in (0, 1)
+        for p in (0, 1, 2)
+    }
+    assert len(seeds) == 24 and all(0 <= s < 2**31 for s in seeds)
+    request = RewardRequest(task=Task(id="t1", goal="g"), trajectory=Trajectory())
+    cfg = ProbeConfig(probe_temperature=0.9)
+    assert sampling(cfg, request, 1, 0)[0] is ROLE_DEFAULT  # probe 0 stays the plain agent
+    assert sampling(cfg, request, 1, 2) == (0.9, probe_seed(0, "t1", 1, 2))
+
+
+def test_parallel_probes_explore_on_the_sim_and_probe_zero_stays_greedy():
+    sim = pytest.importorskip("prorex.sim")
+    from prorex.config import ProbeConfig
+    from prorex.probe import ProbeRunner
+    from prorex.reasoner import schedule
+    from prorex.sim.dataset import build_dataset
+
+    models = ModelConfig()
+    llm = LLMClient(models)
+    explore = ProbeRunner(sim.SimDevice(screenshots=False), models, ProbeConfig(), llm)
+    greedy = ProbeRunner(
+        sim.SimDevice(screenshots=False), models, ProbeConfig(probe_temperature=0.0), llm
+    )
+
+    def actions(runner, request, goals, probe):
+        runner.prepare(request, False)
+        return [s.action.short() for s in runner.probe(request, goals, 0, probe).steps]
+
+    differing = 0
+    for request in build_dataset(24, seed=5):
+        goals = schedule(llm, request.task.goal).goals
+        plain = actions(greedy, request, goals, 1)  # temperature 0: probe index does not matter
+        assert actions(explore, request, goals, 0) == plain
+        sampled = [actions(explore, request, goals, p) for p in (1, 2)]
+        assert actions(explore, request, goals, 1) == sampled[0]  # reproducible
+        differing += any(s != plain for s in sampled)
+    assert differing >= 1

@@ -156,3 +156,52 @@ def test_offline_model_rejects_foreign_prompt():
     client = LLMClient(ModelConfig())
     with pytest.raises(LLMError):
         client.complete("reasoner", "Tell me a joke.")
+
+
+def test_temperature_and_seed_reach_litellm(monkeypatch):
+    fake = FakeCompletion(replies=("Status: success",))
+    monkeypatch.setattr(litellm, "completion", fake)
+    models = ModelConfig(
+        reasoner="openai/gpt-test",
+        evaluator="openai/gpt-test",
+        role_temperatures={"judge": 0.3, "claims": None},
+    )
+    llm = LLMClient(models, sleep=lambda s: None)
+    llm.complete("reasoner", "hi", extract_status)
+    assert fake.calls[-1]["temperature"] == 0.0 and "seed" not in fake.calls[-1]
+    llm.complete("judge", "hi", extract_status)
+    assert fake.calls[-1]["temperature"] == 0.3
+    llm.complete("claims", "hi", extract_status)  # None: the provider's default, nothing sent
+    assert "temperature" not in fake.calls[-1] and "drop_params" not in fake.calls[-1]
+    llm.complete("evaluator", "hi", extract_status, temperature=0.7, seed=1234)
+    kw = fake.calls[-1]
+    assert (kw["temperature"], kw["seed"], kw["drop_params"]) == (0.7, 1234, True)
+
+
+def test_reask_after_unparseable_reply_uses_a_new_seed(monkeypatch):
+    fake = FakeCompletion(replies=("no status here", "Status: failure"))
+    client, _ = _client(monkeypatch, fake)
+    assert client.complete("evaluator", "hi", extract_status, temperature=0.7, seed=41) is False
+    assert [c["seed"] for c in fake.calls] == [41, 42]
+
+
+def test_offline_provider_receives_temperature_and_seed(monkeypatch):
+    from prorex.llm import offline
+
+    seen: list[tuple] = []
+    real = offline.answer
+    monkeypatch.setattr(
+        offline,
+        "answer",
+        lambda p, temperature=0.0, seed=None: (
+            seen.append((temperature, seed)) or real(p, temperature, seed)
+        ),
+    )
+    llm = LLMClient(ModelConfig())
+    prompt = (
+        "=== PROBING GOAL ===\nFind a.txt in the Files app.\n=== CURRENT SCREEN ===\n"
+        'App: com.example.launcher  Screen: 1080x2400\n[3] TextView "Files" click @top-left\n'
+        "=== YOUR PREVIOUS ACTIONS ===\n(none yet)\n=== STEPS LEFT ===\n5\n"
+    )
+    llm.complete("evaluator", prompt, temperature=0.9, seed=7)
+    assert seen == [(0.9, 7)]

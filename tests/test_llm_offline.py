@@ -254,3 +254,119 @@ def test_routing_and_fact_sentences_round_trip():
             f.value,
         )
     json.dumps(Fact("dupes", place="x", value="y").sentence())
+
+
+_FOLDERS = (
+    'App: com.example.files  Screen: 1080x2400\n[9] TextView "Storage" @top-center\n'
+    '[12] LinearLayout click @top-center\n[13] TextView "Archive" @top-center\n'
+    '[15] LinearLayout click @top-center\n[16] TextView "Inbox" @top-center'
+)
+_MOVE_GOAL = "Check whether a.txt is in Archive and not in Inbox in the Files app."
+
+
+def test_offline_evaluator_is_greedy_at_temperature_zero_and_samples_above():
+    from prorex.llm.offline_agent import decide
+
+    prompt = _step_prompt(_MOVE_GOAL, _FOLDERS, "1. open_app Files -> screen changed")
+    greedy = decide(prompt)
+    assert extract_json(greedy, keys=("action_type",))["index"] == 13  # the destination first
+    assert all(decide(prompt, 0.0, seed) == greedy for seed in range(5))
+    assert decide(prompt, 0.7, 99) == decide(prompt, 0.7, 99)  # reproducible for a seed
+    picks = {
+        extract_json(decide(prompt, 0.7, s), keys=("action_type",))["index"] for s in range(40)
+    }
+    assert picks == {13, 16}  # both places get visited first by some seed
+
+
+def test_sampler_prefers_high_scores_and_never_uses_global_random_state():
+    import random
+
+    from prorex.llm.offline_agent import Sampler
+
+    cands = [(0.0, "a"), (5.0, "b"), (5.0, "c")]
+    assert Sampler(0.0, 3).pick(cands) == "b"  # greedy: first of the best
+    random.seed(1)
+    first = [Sampler(0.7, s).pick(cands) for s in range(50)]
+    random.seed(2)
+    assert [Sampler(0.7, s).pick(cands) for s in range(50)] == first
+    assert set(first) == {"b", "c"}  # "a" is e^-7 less likely: never drawn here
+
+
+def test_revision_changes_the_goal_when_evidence_was_missing():
+    goal = "Move the file a.txt from Inbox to the Archive folder in the Files app."
+    first = extract_goals(answer(render("probe_schedule", goal=goal)))
+    nothing = extract_goals(
+        answer(
+            render(
+                "probe_revise",
+                goal=goal,
+                previous_goals="1. " + first[0],
+                collected_info="Probe 1: stopped=budget\n- (no claims)",
+            )
+        )
+    )
+    assert nothing != first and len(nothing) == 2  # each place its own goal
+    assert "Inbox" in nothing[0]  # the place named last (never reached) comes first now
+    found = extract_goals(
+        answer(
+            render(
+                "probe_revise",
+                goal=goal,
+                previous_goals="1. " + first[0],
+                collected_info='Probe 1: stopped=done\n- "a.txt" is listed in "Archive".',
+            )
+        )
+    )
+    assert found == first  # decisive evidence: the same states are checked again
+
+
+def _judge_prompt(goal: str, policy: list[str], evaluator: list[str]) -> str:
+    pol = "\n".join(f"P{i} (steps {i}): {c}" for i, c in enumerate(policy, 1))
+    ev = "Probing goal: look\n" + "\n".join(
+        f"E{i} (steps {i}): {c}" for i, c in enumerate(evaluator, 1)
+    )
+    return render("judge", goal=goal, policy_claims=pol, evaluator_claims=ev)
+
+
+def test_judge_fails_collateral_damage_to_other_entries_of_the_list():
+    goal = "Delete the event Movie night on October 26, 2023 from the Calendar app."
+    policy = [
+        '"October 26, 2023" has the entries "Movie night (prep) | Movie night | Standup" (whole list seen).',
+        "the agent reported the task as complete.",
+    ]
+    clean = [
+        '"Movie night" is not listed in "October 26, 2023" (whole list seen).',
+        '"October 26, 2023" has the entries "Movie night (prep) | Standup" (whole list seen).',
+    ]
+    reply = answer(_judge_prompt(goal, policy, clean))
+    assert extract_status(reply) is True and "Evidence: yes" in reply
+    damaged = [clean[0], '"October 26, 2023" has the entries "Standup" (whole list seen).']
+    reply = answer(_judge_prompt(goal, policy, damaged))
+    assert extract_status(reply) is False and "Movie night (prep)" in reply
+
+
+def test_judge_says_when_its_decision_did_not_rest_on_evaluator_evidence():
+    goal = "Delete the event Movie night on October 26, 2023 from the Calendar app."
+    policy = [
+        'the agent tapped "Delete" on "Movie night".',
+        "the agent reported the task as complete.",
+    ]
+    reply = answer(_judge_prompt(goal, policy, ['"Clock" shows "07:00".']))
+    assert "Evidence: no" in reply
+
+
+def test_judge_fails_a_command_used_on_a_lookalike_entry():
+    goal = "Delete the event Movie night on October 26, 2023 from the Calendar app."
+    policy = [
+        '"October 26, 2023" has the entries "Movie night (prep) | Movie night" (whole list seen).',
+        'the agent tapped "Delete event" on "Movie night".',
+        'the agent tapped "Delete event" on "Movie night (prep)".',
+        "the agent reported the task as complete.",
+    ]
+    evaluator = ['"Movie night" is not listed in "October 26, 2023" (whole list seen).']
+    reply = answer(_judge_prompt(goal, policy, evaluator))
+    assert extract_status(reply) is False and "Movie night (prep)" in reply
+    assert "Evidence: no" in reply  # decided from the policy's own record
+    # Only the goal's own item was acted on: success stands.
+    reply = answer(_judge_prompt(goal, policy[:2] + policy[3:], evaluator))
+    assert extract_status(reply) is True

@@ -95,3 +95,11 @@ def test_claims_with_prefix_fence_and_bare_list():
     assert extract_claims('{"policy_claims": [{"claim": "y"}]}') == [{"claim": "y"}]
     with pytest.raises(ParseError):
         extract_claims('Claims: {"claims": "none"}')
+
+
+def test_extract_evidence_is_optional():
+    from prorex.llm.parsing import extract_evidence
+
+    assert extract_evidence("Analysis: x\nEvidence: yes\nStatus: success") is True
+    assert extract_evidence("Analysis: x\n**Evidence:** No, nothing seen\nStatus: failure") is False
+    assert extract_evidence("Analysis: x\nStatus: success") is None

@@ -51,3 +51,31 @@ def test_early_stop():
     assert not decided(v("error", "error"), remaining=1)  # no valid vote yet: nothing settled
     assert decided(v("error"), remaining=0)
     assert decided(v("failure"), remaining=1)  # 1-1 at best -> failure by the tie rule
+
+
+def ev(outcome, evidence, probe=0):
+    return Vote(round=0, probe=probe, outcome=outcome, evidence=evidence)
+
+
+def test_votes_resting_on_evidence_outrank_votes_without():
+    # Two probes found nothing and the judge fell back on the policy's report; one saw the state.
+    votes = [ev("success", False, 0), ev("success", False, 1), ev("failure", True, 2)]
+    t = tally(votes)
+    assert (t.outcome, t.success, t.failure, t.confidence) == ("failure", 0, 1, 1.0)
+    # With no vote resting on evidence, the plain majority of the valid votes stands.
+    t = tally([ev("success", False, 0), ev("success", False, 1), ev("failure", False, 2)])
+    assert (t.outcome, t.success, t.failure) == ("success", 2, 1)
+    # A judge that does not say (None) counts as resting on evidence: plain majority.
+    assert (
+        tally([ev("success", None, 0), ev("success", None, 1), ev("failure", None, 2)]).reward == 1
+    )
+    assert (
+        tally([ev("success", None, 0), ev("failure", False, 1), ev("error", None, 2)]).reward == 1
+    )
+
+
+def test_early_stop_waits_for_a_vote_resting_on_evidence():
+    assert not decided([ev("failure", False, 0), ev("failure", False, 1)], remaining=1)
+    assert decided([ev("failure", True, 0), ev("failure", False, 1)], remaining=1)
+    assert not decided([ev("success", True, 0)], remaining=1)
+    assert decided([ev("success", True, 0), ev("success", True, 1)], remaining=1)

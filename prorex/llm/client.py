@@ -46,6 +46,17 @@ TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
 ROLES = ("reasoner", "evaluator", "claims", "judge")
 
 
+class _RoleDefault:
+    """Marker: use the temperature ``ModelConfig`` gives the role."""
+
+    def __repr__(self) -> str:
+        return "ROLE_DEFAULT"
+
+
+ROLE_DEFAULT = _RoleDefault()
+Temperature = float | None | _RoleDefault
+
+
 class LLMError(RuntimeError):
     """A model call failed for good (provider error, or no parseable reply)."""
 
@@ -119,7 +130,18 @@ class LLMClient:
             content = prompt
         return [{"role": "user", "content": content}]
 
-    def _kwargs(self, role: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    def temperature(self, role: str, temperature: Temperature = ROLE_DEFAULT) -> float | None:
+        if isinstance(temperature, _RoleDefault):
+            return self.models.temperature_for(role)
+        return temperature
+
+    def _kwargs(
+        self,
+        role: str,
+        messages: list[dict[str, Any]],
+        temperature: Temperature = ROLE_DEFAULT,
+        seed: int | None = None,
+    ) -> dict[str, Any]:
         kw: dict[str, Any] = {
             "model": self.model(role),
             "messages": messages,
@@ -128,6 +150,15 @@ class LLMClient:
         }
         if self.models.api_base and not kw["model"].startswith("offline/"):
             kw["api_base"] = self.models.api_base
+        temp = self.temperature(role, temperature)
+        if temp is not None:
+            kw["temperature"] = temp
+        if seed is not None:
+            kw["seed"] = seed
+        if temp is not None or seed is not None:
+            # Sampling knobs are hints: a provider without ``seed`` (or a fixed temperature)
+            # gets them dropped rather than failing the call.
+            kw["drop_params"] = True
         return kw
 
     def _delay(self, attempt: int) -> float:
@@ -184,12 +215,15 @@ class LLMClient:
         *,
         images: Sequence[bytes | str | Path] = (),
         usage: Usage | None = None,
+        temperature: Temperature = ROLE_DEFAULT,
+        seed: int | None = None,
     ) -> T:
         """Ask the role's model and return ``parse(reply)``; raises ``LLMError``."""
         messages = self._messages(role, prompt, images)
         last_parse: ParseError | None = None
-        for _ in range(self.parse_retries + 1):
-            reply = self._call_sync(role, messages, usage)
+        for attempt in range(self.parse_retries + 1):
+            kw = self._kwargs(role, messages, temperature, _retry_seed(seed, attempt))
+            reply = self._call_sync(kw, role, usage)
             try:
                 return parse(reply.text)
             except ParseError as exc:
@@ -205,11 +239,14 @@ class LLMClient:
         *,
         images: Sequence[bytes | str | Path] = (),
         usage: Usage | None = None,
+        temperature: Temperature = ROLE_DEFAULT,
+        seed: int | None = None,
     ) -> T:
         messages = self._messages(role, prompt, images)
         last_parse: ParseError | None = None
-        for _ in range(self.parse_retries + 1):
-            reply = await self._call_async(role, messages, usage)
+        for attempt in range(self.parse_retries + 1):
+            kw = self._kwargs(role, messages, temperature, _retry_seed(seed, attempt))
+            reply = await self._call_async(kw, role, usage)
             try:
                 return parse(reply.text)
             except ParseError as exc:
@@ -217,10 +254,7 @@ class LLMClient:
                 log.info("unparseable reply from %s (%s); asking again", reply.model, exc)
         raise LLMError(f"{self.model(role)}: unparseable reply: {last_parse}")
 
-    def _call_sync(
-        self, role: str, messages: list[dict[str, Any]], usage: Usage | None
-    ) -> LLMReply:
-        kw = self._kwargs(role, messages)
+    def _call_sync(self, kw: dict[str, Any], role: str, usage: Usage | None) -> LLMReply:
         for attempt in range(self.models.max_retries + 1):
             try:
                 return self._account(role, litellm.completion(**kw), usage)
@@ -234,10 +268,7 @@ class LLMClient:
                 raise LLMError(f"{kw['model']}: {type(exc).__name__}: {_short(exc)}") from exc
         raise AssertionError("unreachable")
 
-    async def _call_async(
-        self, role: str, messages: list[dict[str, Any]], usage: Usage | None
-    ) -> LLMReply:
-        kw = self._kwargs(role, messages)
+    async def _call_async(self, kw: dict[str, Any], role: str, usage: Usage | None) -> LLMReply:
         for attempt in range(self.models.max_retries + 1):
             try:
                 async with self._semaphore():
@@ -252,6 +283,11 @@ class LLMClient:
             except Exception as exc:
                 raise LLMError(f"{kw['model']}: {type(exc).__name__}: {_short(exc)}") from exc
         raise AssertionError("unreachable")
+
+
+def _retry_seed(seed: int | None, attempt: int) -> int | None:
+    # Asking again with the same seed would sample the same unparseable reply.
+    return None if seed is None else (seed + attempt) % 2**31
 
 
 def _short(exc: BaseException, limit: int = 300) -> str:

@@ -71,12 +71,16 @@ def estimate_tokens(text: str) -> int:
     return max(1, (len(text) + 3) // 4)
 
 
-def answer(prompt: str) -> str:
+def answer(prompt: str, temperature: float | None = 0.0, seed: int | None = None) -> str:
+    """The offline reply. Only the evaluator agent samples (``temperature`` > 0, from
+    ``seed``); the reasoner's heuristics are greedy whatever they are sent."""
     fn = route(prompt)
     if fn is None:
         raise CustomLLMError(
             status_code=400, message="offline model: unrecognised prompt (not a prorex template)"
         )
+    if fn is offline_agent.decide:
+        return offline_agent.decide(prompt, temperature=temperature, seed=seed)
     return fn(prompt)
 
 
@@ -85,7 +89,14 @@ class OfflineLLM(CustomLLM):
 
     def completion(self, model: str, messages: list, *args, **kwargs) -> litellm.ModelResponse:  # type: ignore[override]
         prompt = _prompt_text(messages)
-        reply = answer(prompt)
+        # litellm hands a custom provider the sampling knobs in ``optional_params``.
+        params = kwargs.get("optional_params") or {}
+        seed = params.get("seed")
+        reply = answer(
+            prompt,
+            temperature=params.get("temperature"),
+            seed=int(seed) if seed is not None else None,
+        )
         p, c = estimate_tokens(prompt), estimate_tokens(reply)
         return litellm.ModelResponse(
             model=f"{PROVIDER}/{model}",

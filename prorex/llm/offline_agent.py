@@ -15,13 +15,23 @@ prompt alone (probing goal, compact screen, own history) it:
 - goes back when the page holds nothing wanted, and reports ``complete``
   when every entity has been visited or looked for, or the budget is nearly
   spent.
+
+At temperature 0 it is greedy. Above 0 it samples, like a sampled LLM agent,
+among the moves it finds plausible — which matching element to open first
+(and so in which order to visit the goal's places), and whether to scroll a
+list further or go back and look elsewhere — with a softmax over its own
+scores, from a ``random.Random`` seeded by the request's ``seed`` only.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from prorex.llm.offline_facts import matches, same
 from prorex.llm.offline_text import (
@@ -35,6 +45,33 @@ from prorex.llm.offline_text import (
     sections,
     similar,
 )
+
+T = TypeVar("T")
+#: Candidate scores are on a 0..125 similarity scale; this brings them to logits.
+SCORE_PER_LOGIT = 10.0
+#: How much less likely than scrolling on going back from a list not yet read to its end is.
+BACK_PENALTY = 1.5
+#: How much less likely than carrying on from the screen the policy left starting over from
+#: the app's main page is (a sampled agent sometimes re-opens the app first).
+RESTART_PENALTY = 1.0
+
+
+class Sampler:
+    """Greedy at temperature 0; otherwise a seeded softmax over candidate scores."""
+
+    def __init__(self, temperature: float | None = 0.0, seed: int | None = None) -> None:
+        self.temperature = float(temperature or 0.0)
+        self.rng = random.Random(0 if seed is None else seed)
+
+    def pick(self, candidates: Sequence[tuple[float, T]]) -> T:
+        """``candidates`` as ``(logit, choice)`` in greedy order: ties go to the first."""
+        best = max(range(len(candidates)), key=lambda i: (candidates[i][0], -i))
+        if self.temperature <= 0 or len(candidates) == 1:
+            return candidates[best][1]
+        top = candidates[best][0]
+        weights = [math.exp((c - top) / self.temperature) for c, _ in candidates]
+        return self.rng.choices([c for _, c in candidates], weights=weights)[0]
+
 
 _HIST = re.compile(r"^(\d+)\. (\S+)(.*?)(?: -> (.*))?$")
 MAX_SCROLLS = 8
@@ -104,12 +141,20 @@ def _toggle_rows(scr: Screen) -> set[int]:
     return out
 
 
-def _best(scr: Screen, wanted: list[str], visited: set[str]) -> tuple[Elem, str] | None:
-    best: tuple[float, Elem, str] | None = None
+def _candidates(
+    scr: Screen, wanted: list[str], visited: set[str], tapped: set[str] = frozenset()
+) -> list[tuple[float, Elem, str]]:
+    """Every element matching a goal entity not visited yet, scored, in screen order per entity.
+
+    An entity visited only through a look-alike ("Bluetooth, pairing" for Bluetooth) is still
+    open to its exact name, which is often one level deeper.
+    """
+    out: list[tuple[float, Elem, str]] = []
     title = scr.title
     toggles = _toggle_rows(scr)
     for w in wanted:
-        if norm(w) in visited:
+        exact_only = norm(w) in visited
+        if exact_only and norm(w) in tapped:
             continue
         for e in scr.elems:
             if (
@@ -120,19 +165,19 @@ def _best(scr: Screen, wanted: list[str], visited: set[str]) -> tuple[Elem, str]
                 or e.index in toggles
             ):
                 continue
-            for label in {e.text, e.desc} - {""}:
-                if not matches(label, w):
-                    continue
+            scores = [
                 # The exact name beats a look-alike ("Beef Stew" over "Beef Stew Bake").
-                score = (
-                    similar(label, w) + (5 if e.clickable else 0) + (20 if same(label, w) else 0)
-                )
-                if best is None or score > best[0]:
-                    best = (score, e, w)
-    return (best[1], best[2]) if best else None
+                similar(label, w) + (5 if e.clickable else 0) + (20 if same(label, w) else 0)
+                for label in (e.text, e.desc)
+                if label and matches(label, w) and (not exact_only or same(label, w))
+            ]
+            if scores:
+                out.append((max(scores), e, w))
+    return out
 
 
-def decide(prompt: str) -> str:
+def decide(prompt: str, temperature: float | None = 0.0, seed: int | None = None) -> str:
+    sampler = Sampler(temperature, seed)
     secs = sections(prompt)
     goal = section(secs, "PROBING GOAL")
     scr = parse_screen(section(secs, "CURRENT SCREEN"))
@@ -153,7 +198,8 @@ def decide(prompt: str) -> str:
     for e in [info.target, *days, *info.entities, info.source]:
         if e and e != info.app and norm(e) not in {norm(w) for w in wanted}:
             wanted.append(e)
-    visited = {norm(h.label) for h in hist if h.kind in ("click", "long_press") and h.label}
+    tapped = {norm(h.label) for h in hist if h.kind in ("click", "long_press") and h.label}
+    visited = set(tapped)
     visited |= {
         norm(w)
         for w in wanted
@@ -165,6 +211,15 @@ def decide(prompt: str) -> str:
     if info.app and not opened and not _app_matches(scr.package, info.app):
         return _action(
             action_type="open_app", app_name=info.app, reason=f"the goal is about {info.app}"
+        )
+
+    if (
+        not hist
+        and info.app
+        and sampler.pick([(0.0, "stay"), (-RESTART_PENALTY, "restart")]) == "restart"
+    ):
+        return _action(
+            action_type="open_app", app_name=info.app, reason="start from the app's main page"
         )
 
     editing = any("editable" in e.flags and e.text for e in scr.elems) or any(
@@ -235,13 +290,22 @@ def decide(prompt: str) -> str:
             reason=f"the page of '{scr.title}' is open",
         )
 
-    pick = _best(scr, wanted, visited)
-    if pick is not None:
-        el, w = pick
+    cands = _candidates(scr, wanted, visited, tapped)
+    if cands:
+        el, w = sampler.pick([(score / SCORE_PER_LOGIT, (e, w)) for score, e, w in cands])
         return _action(action_type="click", index=el.index, reason=f"'{el.label}' matches '{w}'")
 
     remaining = [w for w in wanted if norm(w) not in visited]
+    places = [w for w in remaining if w not in info.items]
     if scr.scrollable and not at_end and (remaining or not scrolls):
+        moves = [(0.0, "scroll")]
+        if places and left > 2 and scr.has_up:
+            # A sampled agent may look elsewhere first rather than read this list to its end.
+            moves.append((-BACK_PENALTY, "back"))
+        if sampler.pick(moves) == "back":
+            return _action(
+                action_type="navigate_back", reason=f"look for {places[0]!r} elsewhere first"
+            )
         return _action(
             action_type="scroll", direction="down", reason="the list goes on; look further down"
         )
@@ -254,7 +318,6 @@ def decide(prompt: str) -> str:
         )
 
     # Items (files, quoted names) may rightly be absent; places still unvisited call for backtracking.
-    places = [w for w in remaining if w not in info.items]
     if places and left > 2:
         backs = 0
         for h in reversed(hist):

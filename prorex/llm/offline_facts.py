@@ -15,11 +15,14 @@ from dataclasses import dataclass, field
 from prorex.llm.offline_text import ActionLine, GoalInfo, Screen, contains, norm, similar
 
 MATCH = 82.0
+#: Longest list whose entries are written out as one claim.
+MAX_ENTRIES = 30
+ENTRY_SEP = " | "
 
 
 @dataclass
 class Fact:
-    kind: str  # listed | absent | unseen | switch | field | shows | dupes | nodupes | distinct | answered | typed | status | clicked | dialog | opened
+    kind: str  # listed | absent | unseen | switch | field | shows | dupes | nodupes | distinct | entries | answered | typed | status | clicked | dialog | opened
     subject: str = ""
     place: str = ""
     value: str = ""
@@ -37,6 +40,7 @@ class Fact:
             "dupes": f'"{p}" shows duplicate entries: "{v}"',
             "nodupes": f'"{p}" shows no duplicate entries (whole list seen)',
             "distinct": f'"{p}" lists {v} distinct entries (whole list seen)',
+            "entries": f'"{p}" has the entries "{v}" ({"whole list seen" if s == "whole" else "visible part"})',
             "answered": f'the agent answered "{v}"',
             "typed": f'the agent typed "{v}" into "{s}"',
             "status": f"the agent reported the task as {v}",
@@ -68,6 +72,13 @@ _PATTERNS: list[tuple[str, re.Pattern[str], tuple[str, ...]]] = [
         re.compile(r'^"(.*)" lists (\d+) distinct entries \(whole list seen\)'),
         ("place", "value"),
     ),
+    (
+        "entries",
+        re.compile(
+            r'^"(.*)" has the entries "(.*)" \((whole) list seen\)|^"(.*)" has the entries "(.*)" \(visible (part)\)'
+        ),
+        ("place", "value", "subject", "place", "value", "subject"),
+    ),
     ("answered", re.compile(r'^the agent answered "(.*)"'), ("value",)),
     ("typed", re.compile(r'^the agent typed "(.*)" into "(.*)"'), ("value", "subject")),
     ("status", re.compile(r"^the agent reported the task as (\w+)"), ("value",)),
@@ -84,7 +95,8 @@ def parse_fact(sentence: str, steps: Sequence[int] = ()) -> Fact | None:
         if m:
             f = Fact(kind=kind, steps=list(steps))
             for name, value in zip(names, m.groups(), strict=True):
-                setattr(f, name, value)
+                if value is not None:  # alternatives in one pattern leave the other groups empty
+                    setattr(f, name, value)
             return f
     return None
 
@@ -212,6 +224,22 @@ def screen_facts(
                 add(Fact("nodupes", place=title), last)
             if page["whole"]:
                 add(Fact("distinct", place=title, value=str(len(page["rows"]))), page["steps"][0])
+        places = [*subjects, *goal.values, goal.app]
+        if page["rows"] and (
+            any(p and matches(title, p) for p in places)
+            or any(matches(t, s) for row in page["rows"] for t in row for s in subjects)
+        ):
+            # The entries of the list where the goal's item lives: what else was there (and still is).
+            names = list(dict.fromkeys(row[0] for row in page["rows"]))[:MAX_ENTRIES]
+            add(
+                Fact(
+                    "entries",
+                    subject="whole" if page["whole"] else "part",
+                    place=title,
+                    value=ENTRY_SEP.join(names),
+                ),
+                page["steps"][0],
+            )
         for step, scr in zip(page["steps"], page["screens"], strict=True):
             for i, e in enumerate(scr.elems):
                 if e.checked is not None:

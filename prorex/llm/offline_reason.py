@@ -18,7 +18,15 @@ import json
 import re
 from collections.abc import Sequence
 
-from prorex.llm.offline_facts import Fact, action_facts, matches, parse_fact, same, screen_facts
+from prorex.llm.offline_facts import (
+    ENTRY_SEP,
+    Fact,
+    action_facts,
+    matches,
+    parse_fact,
+    same,
+    screen_facts,
+)
 from prorex.llm.offline_text import (
     GoalInfo,
     Screen,
@@ -29,6 +37,7 @@ from prorex.llm.offline_text import (
     norm,
     section,
     sections,
+    similar,
     step_screens,
 )
 
@@ -39,8 +48,19 @@ MAX_CLAIMS = 40
 # ------------------------------------------------------------------ scheduling
 
 
+#: Where a phone keeps its switches when the goal names no app (a general Android convention).
+SYSTEM_SETTINGS_APP = "Settings"
+
+
+def _app_of(info: GoalInfo) -> str:
+    if info.app:
+        return info.app
+    return SYSTEM_SETTINGS_APP if info.verb in ("set-on", "set-off") else ""
+
+
 def _in_app(info: GoalInfo) -> str:
-    return f" in the {info.app} app" if info.app else ""
+    app = _app_of(info)
+    return f" in the {app} app" if app else ""
 
 
 def _short(goal: str) -> str:
@@ -111,17 +131,53 @@ def schedule(prompt: str) -> str:
     return _format_plan(analysis, goals)
 
 
+def _broadened(info: GoalInfo, previous: Sequence[str]) -> tuple[str, list[str]]:
+    """Goals for a round after one that found nothing decisive: visit each place on its own,
+    the one the previous goals named last first, or else start over from the app's main page."""
+    item = info.items[0] if info.items else (info.entities[0] if info.entities else "the item")
+    app = _in_app(info)
+    places = [p for p in (info.source, info.target) if p]
+    if len(places) == 2:
+        text = " ".join(previous)
+        # The place mentioned last was probably never reached: look there first this time.
+        places.sort(key=lambda p: text.rfind(p), reverse=True)
+        return (
+            "The previous probe did not see both places; each is now a goal of its own, the unseen one first.",
+            [f"Open {p}{app} and check whether {item} is listed, scrolling to the end." for p in places],
+        )
+    if info.verb in ("set-on", "set-off"):
+        return (
+            "The previous probe never reached the setting; the goal now names where to start.",
+            [f"Open the{app.replace(' in the', '')} main page, find {item} and read whether it is on or off."],
+        )
+    where = f" in {places[0]}" if places else ""
+    return (
+        "The previous probe found nothing decisive; the goal now starts over from the app's main page.",
+        [f"Go to the main page{app}, scroll through the whole list and open {item}{where}."],
+    )
+
+
 def revise(prompt: str) -> str:
     secs = sections(prompt)
     info = goal_info(section(secs, "TASK GOAL"))
+    previous = [
+        re.sub(r"^\d+\.\s*", "", line).strip()
+        for line in section(secs, "PREVIOUS PROBING GOALS").splitlines()
+        if line.strip()
+    ]
     collected = section(secs, "WHAT THE EVALUATOR OBSERVED")
     facts = [
         f for f in (parse_fact(line.lstrip("- ").strip()) for line in collected.splitlines()) if f
     ]
     analysis, goals = probing_goals(info)
-    if not facts:
-        analysis += " The previous probe gathered no evidence, so the goal now asks to scroll through every list on the way."
-        goals = [g.rstrip(".") + ", scrolling every list to its end." for g in goals]
+    decisive = info.verb != "answer" and expectation(info, facts, "")[0] is not None
+    if info.verb == "answer":
+        decisive = any(f.kind in ("shows", "field", "switch") for f in facts)
+    if not decisive:
+        extra, goals = _broadened(info, previous)
+        analysis += " " + extra
+        if [_short(g) for g in goals] == previous:
+            goals = [g.rstrip(".") + ", scrolling every list to its end." for g in goals]
     elif any(f.kind == "unseen" for f in facts):
         analysis += " Part of a list was never seen, so the goal asks to scroll it to the end."
         goals = [g.rstrip(".") + ", scrolling to the end of the list." for g in goals]
@@ -167,6 +223,7 @@ _PRIORITY = {
     "listed": 1,
     "switch": 1,
     "field": 2,
+    "entries": 2,
     "typed": 2,
     "dialog": 2,
     "unseen": 3,
@@ -483,6 +540,8 @@ def judge(prompt: str) -> str:
     source = "evaluator evidence"
     if verdict and info.verb == "dedup":
         verdict, why = _kept_uniques(pol_facts, ev_facts, why)
+    if verdict is not False and (lost := lost_entries(info, pol_facts, ev_facts)):
+        verdict, why = False, lost
     if verdict is None:
         verdict, why = expectation(
             info, [f for f in pol_facts if f.kind not in _OWN_ACTION], answer
@@ -491,13 +550,74 @@ def judge(prompt: str) -> str:
     if verdict is None:
         verdict, why = _agent_report(pol_facts, answer, info)
         source = "the policy's own report"
+    if verdict and (wrong := acted_on_lookalike(info, pol_facts)):
+        verdict, why, source = False, wrong, "the policy's own actions"
     return (
         "Analysis:\n"
         f"- Stage 1: {stage1}.\n"
         f"- Stage 2: {relations}\n"
         f"- Decisive ({source}): {why}.\n"
+        f"Evidence: {'yes' if source == 'evaluator evidence' else 'no'}\n"
         f"Status: {'success' if verdict else 'failure'}"
     )
+
+
+def lost_entries(info: GoalInfo, before: Sequence[Fact], after: Sequence[Fact]) -> str:
+    """Collateral damage: entries the policy saw in a list (``before``, its earliest view),
+    other than the goal's own items, that are missing from the evaluator's later view of the
+    whole list (``after``). Empty when nothing was lost."""
+    if info.verb in ("answer", "dedup", "set-on", "set-off"):
+        # A question changes nothing; removing duplicates has its own check; a switch may rightly
+        # change what its page lists (networks vanish when Wi-Fi goes off).
+        return ""
+    own = [*info.items, *info.entities, *info.values]
+    for now in after:
+        if now.kind != "entries" or now.subject != "whole":
+            continue
+        earlier = [
+            f
+            for f in before
+            if f.kind == "entries" and same(f.place, now.place)
+        ]
+        if not earlier:
+            continue
+        first = min(earlier, key=lambda f: min(f.steps or [0]))
+        kept = {norm(x) for x in now.value.split(ENTRY_SEP)}
+        gone = [x for x in first.value.split(ENTRY_SEP) if norm(x) not in kept]
+        lost = [x for x in gone if not any(same(x, o) for o in own) and not contains(info.text, x)]
+        if len(lost) == len(gone):
+            # The goal may name its item in short ("Lunch" for "Lunch with Maria"): the one entry
+            # that best fits the name is the item itself, any other is collateral.
+            fits = [x for x in lost if any(contains(x, o) for o in info.items)]
+            if fits:
+                lost.remove(max(fits, key=lambda x: max(similar(x, o) for o in info.items)))
+        if lost:
+            return f"entries other than the goal's are gone from {now.place!r}: {', '.join(lost[:3])}"
+    return ""
+
+
+#: Buttons that change an item (as opposed to opening or navigating).
+_COMMAND = re.compile(
+    r"^(?:add|delete|remove|save|mark|move|rename|edit|favou?rite|star|archive|send|share|"
+    r"set|turn|enable|disable|pin|block|clear)\b",
+    re.I,
+)
+
+
+def acted_on_lookalike(info: GoalInfo, policy: Sequence[Fact]) -> str:
+    """Collateral damage by the policy's own record: it used a command (``Add to favorites``,
+    ``Delete``) on the page of an item that only looks like the goal's item."""
+    # Only pages of other list entries count (a form titled "Edit <item>" is the item's own).
+    entries = {norm(x) for f in policy if f.kind == "entries" for x in f.value.split(ENTRY_SEP)}
+    for f in policy:
+        if f.kind != "clicked" or not _COMMAND.match(f.subject.strip()):
+            continue
+        if norm(f.place) not in entries or contains(info.text, f.place):
+            continue  # not a list entry, or the goal names this very entry in full
+        for item in info.items:
+            if matches(f.place, item) and not same(f.place, item):
+                return f"the agent used {f.subject!r} on {f.place!r}, which is not {item!r}"
+    return ""
 
 
 def _kept_uniques(policy: Sequence[Fact], evaluator: Sequence[Fact], why: str) -> tuple[bool, str]:

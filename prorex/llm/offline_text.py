@@ -219,7 +219,7 @@ def action_lines(block: str) -> list[ActionLine]:
 
 _QUOTED = re.compile(r"(?<![\w])[\"“”']([^\"“”']{2,80})[\"“”'](?![\w])")
 _FILE = re.compile(
-    r"(?<![\w.])[\w\-]+(?:\.[\w\-]+)*\.(?:md|txt|jpg|jpeg|png|mp3|mp4|pdf|csv|docx?|html|json|zip|wav|m4a|gif|xlsx?|pptx?|apk)\b",
+    r"(?<![\w.])[\w\-]+(?:\.[\w\-]+)*\.(?:md|txt|jpg|jpeg|png|webp|mp3|mp4|ogg|flac|aac|opus|pdf|csv|docx?|html|json|zip|wav|m4a|gif|xlsx?|pptx?|apk)\b",
     re.I,
 )
 _CAPS = re.compile(r"\b[A-Z][\w'&\-]*(?:\s+(?:[A-Z][\w'&\-]*|of|de|da|van|von))*\b")

@@ -154,6 +154,15 @@ def extract_status(reply: str | None) -> bool:
     raise ParseError(f"status must be success or failure, got {word!r}")
 
 
+_EVIDENCE = re.compile(r"^\s*\**Evidence\**\s*:\s*\**\s*(yes|no)\b", re.IGNORECASE | re.MULTILINE)
+
+
+def extract_evidence(reply: str | None) -> bool | None:
+    """``Evidence: yes|no`` -> True/False; None when the reply does not say (optional line)."""
+    found = _EVIDENCE.findall(reply or "")
+    return None if not found else found[-1].lower() == "yes"
+
+
 def extract_goals(reply: str | None, *, max_words: int = 40) -> list[str]:
     """The probing goals in a ``Goal:`` / ``Goal 1:`` ... reply, in order."""
     text = _require_text(reply)
