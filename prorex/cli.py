@@ -25,6 +25,8 @@ def _add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--evaluator", default="offline/evaluator", help="litellm model name")
     p.add_argument("--judge", default=None, help="litellm model for the judge (default: reasoner)")
     p.add_argument("--api-base", default=None, help="e.g. a local vLLM server")
+    p.add_argument("--max-concurrency", type=int, default=16, help="LLM calls in flight at once")
+    p.add_argument("--max-rpm", type=float, default=None, help="LLM requests per minute (default: no limit)")
     p.add_argument("--address", default=None, help="existing Ray cluster (default: start a local one)")
     p.add_argument("--resume", action="store_true", help="skip task ids already in rewards.jsonl")
     p.add_argument("--max-inflight", type=int, default=None, help="requests in flight (default 2*W)")

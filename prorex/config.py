@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Method = Literal["prore", "static-last", "static-full"]
 METHODS: tuple[str, ...] = ("prore", "static-last", "static-full")
+ROLES: tuple[str, ...] = ("reasoner", "evaluator", "claims", "judge")
 
 
 class ModelConfig(BaseModel):
@@ -26,11 +27,22 @@ class ModelConfig(BaseModel):
     timeout_s: float = 120.0
     max_retries: int = 3
     max_concurrency: int = 16
+    # Requests per minute across all roles of one client (the reasoner actor's is
+    # cluster-wide); None: no limit. Offline models are never limited.
+    max_rpm: float | None = Field(default=None, gt=0)
     vision: bool | None = None  # None: ask litellm whether the model takes images
     # Sampling temperature for every role (None: send none, the provider's default applies);
     # ``role_temperatures`` overrides it per role ("reasoner", "evaluator", "claims", "judge").
     temperature: float | None = Field(default=0.0, ge=0.0)
     role_temperatures: dict[str, float | None] = Field(default_factory=dict)
+
+    @field_validator("role_temperatures")
+    @classmethod
+    def _known_roles(cls, value: dict[str, float | None]) -> dict[str, float | None]:
+        unknown = sorted(set(value) - set(ROLES))
+        if unknown:
+            raise ValueError(f"unknown role(s) {', '.join(unknown)}; roles are {', '.join(ROLES)}")
+        return value
 
     def temperature_for(self, role: str) -> float | None:
         return self.role_temperatures.get(role, self.temperature)

@@ -206,7 +206,7 @@ class EvaluatorAgent:
                 except LLMError as exc:
                     trace.error = str(exc)
                     trace.stopped = "error"
-                    trace.final_observation = _light(obs)
+                    trace.final_observation = obs
                     trace.wall_s = time.monotonic() - t0
                     return trace
                 target = resolve_target(action, seen.elements)
@@ -218,7 +218,7 @@ class EvaluatorAgent:
                     trace.blocked_actions += 1
                     note = f"blocked by guard: {blocked}" + (f"; {reason}" if reason else "")
                 trace.steps.append(
-                    Step(index=step_no, observation=_light(obs), action=action, thought=note)
+                    Step(index=step_no, observation=obs, action=action, thought=note)
                 )
                 step_no += 1
                 if action.action_type in ("status", "answer"):
@@ -240,7 +240,7 @@ class EvaluatorAgent:
                 break
             if g == len(goals) - 1:
                 trace.stopped = "done"
-        trace.final_observation = _light(obs)
+        trace.final_observation = obs
         trace.wall_s = time.monotonic() - t0
         return trace
 
@@ -250,6 +250,3 @@ def step_seed(seed: int | None, step: int) -> int | None:
     return None if seed is None else (seed * 1_000_003 + step) % 2**31
 
 
-def _light(obs: Observation) -> Observation:
-    # Traces travel between processes; the screenshot bytes stay behind.
-    return obs.model_copy(update={"screenshot_png": None}) if obs.screenshot_png else obs

@@ -227,3 +227,17 @@ def test_parallel_probes_explore_on_the_sim_and_probe_zero_stays_greedy():
         assert actions(explore, request, goals, 1) == sampled[0]  # reproducible
         differing += any(s != plain for s in sampled)
     assert differing >= 1
+
+
+def test_trace_keeps_the_screenshots_the_device_gave(monkeypatch):
+    # Traces carry screenshots by value, so a vision claims model and the worker's
+    # screenshot files get them; nothing held by the worker is referenced.
+    agent, device = _agent(monkeypatch, ['{"action_type": "scroll", "direction": "down"}'])
+    device.observe = lambda: Observation(
+        xml=SCREEN, package="com.example.files", screenshot_png=b"\x89PNG shot"
+    )
+    trace = agent.run(["Find x"], budget=2, trace=ProbeTrace(goal="Find x"))
+    shots = [s.observation.screenshot_png for s in trace.steps] + [
+        trace.final_observation.screenshot_png
+    ]
+    assert shots == [b"\x89PNG shot"] * 3

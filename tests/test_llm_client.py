@@ -205,3 +205,37 @@ def test_offline_provider_receives_temperature_and_seed(monkeypatch):
     )
     llm.complete("evaluator", prompt, temperature=0.9, seed=7)
     assert seen == [(0.9, 7)]
+
+
+def test_rate_limiter_spaces_calls_in_order():
+    from prorex.llm.client import RateLimiter
+
+    now = [100.0]
+    limiter = RateLimiter(rpm=120, clock=lambda: now[0])  # one call per 0.5 s
+    assert [limiter.reserve() for _ in range(3)] == [0.0, 0.5, 1.0]
+    now[0] = 110.0  # idle long enough: no debt carried over
+    assert limiter.reserve() == 0.0
+
+
+def test_max_rpm_delays_real_model_calls_but_not_offline(monkeypatch):
+    fake = FakeCompletion()
+    monkeypatch.setattr(litellm, "completion", fake)
+    sleeps: list[float] = []
+    client = LLMClient(
+        ModelConfig(reasoner="openai/gpt-test", evaluator="offline/evaluator", max_rpm=60),
+        sleep=sleeps.append,
+    )
+    for _ in range(3):
+        client.complete("reasoner", "Judge this.", extract_status)
+    assert len(sleeps) == 2 and all(0.9 < s <= 2.0 for s in sleeps)
+    assert len(fake.calls) == 3
+    # Offline models cost nothing and call no provider: never spaced out.
+    assert [client._wait_s({"model": "offline/evaluator"}) for _ in range(3)] == [0.0] * 3
+
+
+def test_unknown_role_temperature_is_rejected():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="unknown role"):
+        ModelConfig(role_temperatures={"evalutor": 0.5})
+    assert ModelConfig(role_temperatures={"evaluator": 0.5}).temperature_for("evaluator") == 0.5

@@ -47,11 +47,12 @@ def _default_runner(device: Device, models: ModelConfig, probe_cfg: ProbeConfig)
     return ProbeRunner(device, models, probe_cfg)
 
 
-def _evaluator_sees(models: ModelConfig) -> bool:
-    """Whether the evaluator model is sent screenshots (see ``LLMClient.vision``)."""
+def _models_see_screens(models: ModelConfig) -> bool:
+    """Whether a model reads probe screenshots: the evaluator, or the claims writer."""
     from prorex.llm.client import LLMClient
 
-    return LLMClient(models).vision("evaluator")
+    client = LLMClient(models)
+    return client.vision("evaluator") or client.vision("claims")
 
 
 def worker_id_for(index: int, generation: int) -> str:
@@ -127,8 +128,8 @@ class EmulatorWorker:
         options = dict(self._device_options)
         if self.kind == "sim" and "screenshots" not in options:
             # Drawing sim screenshots makes a replay ~9x slower; replay never looks
-            # at them and a text-only evaluator model is not sent them.
-            options["screenshots"] = _evaluator_sees(self._models)
+            # at them and text-only models are not sent them.
+            options["screenshots"] = _models_see_screens(self._models)
         device = make_device(self.kind, self.index, options)
         return device, self._runner_factory(device, self._models, self._probe_cfg)
 

@@ -494,7 +494,12 @@ def config_from_args(args: argparse.Namespace) -> JobConfig:
             raise ValueError("--device android needs --devices-config FILE")
         device_options["devices"] = load_devices_config(args.devices_config)
     models = ModelConfig(
-        reasoner=args.reasoner, evaluator=args.evaluator, judge=args.judge, api_base=args.api_base
+        reasoner=args.reasoner,
+        evaluator=args.evaluator,
+        judge=args.judge,
+        api_base=args.api_base,
+        max_concurrency=args.max_concurrency,
+        max_rpm=args.max_rpm,
     )
     return JobConfig(
         method=args.method,

@@ -26,7 +26,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import litellm  # noqa: E402
 
-from prorex.config import ModelConfig  # noqa: E402
+from prorex.config import ROLES, ModelConfig  # noqa: E402
 from prorex.llm.parsing import ParseError  # noqa: E402
 from prorex.schemas import Usage  # noqa: E402
 
@@ -42,8 +42,6 @@ TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
     litellm.ServiceUnavailableError,
     litellm.InternalServerError,
 )
-
-ROLES = ("reasoner", "evaluator", "claims", "judge")
 
 
 class _RoleDefault:
@@ -66,6 +64,28 @@ class LLMReply:
     text: str
     usage: Usage
     model: str
+
+
+class RateLimiter:
+    """Spaces calls at least ``60 / rpm`` seconds apart, across threads and tasks.
+
+    Each caller reserves the next free start time under a lock, then waits
+    outside it, so concurrent callers queue in order instead of bursting.
+    """
+
+    def __init__(self, rpm: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval = 60.0 / rpm
+        self._clock = clock
+        self._next = 0.0
+        self._lock = threading.Lock()
+
+    def reserve(self) -> float:
+        """Seconds the caller must wait before its call."""
+        with self._lock:
+            now = self._clock()
+            start = max(now, self._next)
+            self._next = start + self.interval
+            return start - now
 
 
 def _image_part(image: bytes | str | Path) -> dict[str, Any]:
@@ -100,6 +120,7 @@ class LLMClient:
         self._semaphores: dict[int, asyncio.Semaphore] = {}
         self.usage = Usage()
         self.usage_by_role: dict[str, Usage] = {}
+        self._limiter = RateLimiter(self.models.max_rpm) if self.models.max_rpm else None
         if any(self.models.model_for(r).startswith("offline/") for r in ROLES):
             from prorex.llm.offline import register_offline
 
@@ -197,6 +218,11 @@ class LLMClient:
             text=text if isinstance(text, str) else str(text), usage=call, model=self.model(role)
         )
 
+    def _wait_s(self, kw: dict[str, Any]) -> float:
+        if self._limiter is None or kw["model"].startswith("offline/"):
+            return 0.0
+        return self._limiter.reserve()
+
     def _semaphore(self) -> asyncio.Semaphore:
         loop = id(asyncio.get_running_loop())
         with self._lock:
@@ -257,6 +283,9 @@ class LLMClient:
     def _call_sync(self, kw: dict[str, Any], role: str, usage: Usage | None) -> LLMReply:
         for attempt in range(self.models.max_retries + 1):
             try:
+                wait = self._wait_s(kw)
+                if wait > 0:
+                    self._sleep(wait)
                 return self._account(role, litellm.completion(**kw), usage)
             except TRANSIENT_ERRORS as exc:
                 if attempt >= self.models.max_retries:
@@ -272,6 +301,9 @@ class LLMClient:
         for attempt in range(self.models.max_retries + 1):
             try:
                 async with self._semaphore():
+                    wait = self._wait_s(kw)
+                    if wait > 0:
+                        await asyncio.sleep(wait)
                     response = await litellm.acompletion(**kw)
                 return self._account(role, response, usage)
             except TRANSIENT_ERRORS as exc:
