@@ -189,12 +189,15 @@ def filter_states(
 
 
 def _add_loop(loops: list[Loop], start: int, end: int, period: int) -> None:
-    """Record a revisit, merging it into the running cycle when it continues it.
+    """Record a revisit, merging it into the running cycle when it overlaps it.
 
     Going round A-B-C twice revisits A, then B, then C: one loop, not three.
+    A cycle with a repeat inside it (A-B-B-C-A-B-B-C) revisits with two
+    periods; the overlapping spans are one loop whose period is the longer.
     """
     last = loops[-1] if loops else None
-    if last is not None and last.period == period and start <= last.end:
+    if last is not None and start <= last.end:
         last.end = max(last.end, end)
+        last.period = max(last.period, period)
         return
     loops.append(Loop(start=start, end=end, period=period))

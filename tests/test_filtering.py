@@ -113,3 +113,9 @@ def test_sim_loop_trajectory():
     assert home and all(r.dropped.get(i) == "home screen" for i in home)
     assert len(r.loops) == 1 and r.loops[0].period >= 1
     assert 0 < r.saved < r.tokens_before
+
+
+def test_a_cycle_with_a_detour_inside_is_one_loop(screens):
+    # A-B-A-C round twice: revisits of period 2 (A) and 4 (B, C) overlap: one loop.
+    r = filter_states(traj(screens, [A, B, A, C, A, B, A, C]))
+    assert [(x.start, x.end, x.period) for x in r.loops] == [(0, 7, 4)]

@@ -370,3 +370,45 @@ def test_judge_fails_a_command_used_on_a_lookalike_entry():
     # Only the goal's own item was acted on: success stands.
     reply = answer(_judge_prompt(goal, policy[:2] + policy[3:], evaluator))
     assert extract_status(reply) is True
+
+
+_EDITOR = (
+    'App: com.example.notes  Screen: 1080x2400\n'
+    '[9] ImageButton desc="Navigate up" click @top-left\n'
+    '[10] TextView "New note" @top-center\n'
+    '[11] Button "Save" click @top-right\n'
+    '[12] EditText "half.md" hint="Title" click editable focused @top-center\n'
+)
+_DISCARD = (
+    'App: com.example.notes  Screen: 1080x2400\n'
+    '[9] ImageButton desc="Navigate up" click @top-left\n'
+    '[12] EditText "half.md" hint="Title" click editable @top-center\n'
+    '[20] TextView "Discard changes?" @middle-center\n'
+    '[21] Button "Keep editing" click @middle-center\n'
+    '[22] Button "Discard" click @middle-right\n'
+)
+_NOTE_GOAL = "Check whether the note half.md is in the whole list of the Notes app."
+
+
+def test_evaluator_backs_out_of_an_unsaved_form_instead_of_reopening_the_app():
+    # opening the app in front would resume the same form, so the way out is back, then Discard
+    reply = extract_json(answer(_step_prompt(_NOTE_GOAL, _EDITOR)), keys=("action_type",))
+    assert reply["action_type"] == "navigate_back"
+    hist = "1. navigate_back -> screen changed\n2. navigate_back -> screen changed"
+    reply = extract_json(answer(_step_prompt(_NOTE_GOAL, _DISCARD, hist)), keys=("action_type",))
+    assert reply == {"action_type": "click", "index": 22}
+    # once the agent has acted for itself, a dialog is only dismissed, never discarded
+    hist = "1. click 'Edit' -> screen changed\n2. navigate_back -> screen changed"
+    reply = extract_json(answer(_step_prompt(_NOTE_GOAL, _DISCARD, hist)), keys=("action_type",))
+    assert reply["action_type"] == "navigate_back"
+
+
+def test_evaluator_goes_up_for_a_whole_list():
+    page = (
+        'App: com.example.notes  Screen: 1080x2400\n'
+        '[9] ImageButton desc="Navigate up" click @top-left\n'
+        '[10] TextView "plan.md" @top-center\n'
+        '[11] TextView "Some text" @middle-center\n'
+    )
+    reply = extract_json(answer(_step_prompt(_NOTE_GOAL, page)), keys=("action_type",))
+    assert reply["action_type"] == "navigate_back"

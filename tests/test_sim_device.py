@@ -144,6 +144,58 @@ def test_dialogs_confirm_and_discard():
     assert title(dev) == "Notes" and "draft.md" not in dev.observe().xml
 
 
+def test_open_app_resumes_where_the_app_was_left():
+    dev = SimDevice(screenshots=False)
+    dev.reset_to(task("notes_create"))
+    dev.act(Action(action_type="open_app", app_name="Notes"))  # first open since reset: main page
+    assert title(dev) == "Notes"
+    click(dev, "New note")
+    dev.act(Action(action_type="input_text", text="half.md", index=find(dev, "Title").index))
+    dev.act(Action(action_type="navigate_home"))
+    assert dev.observe().package == "com.prorex.launcher"
+    dev.act(Action(action_type="open_app", app_name="Files"))  # another app in between
+    click(dev, "Documents")
+    dev.act(Action(action_type="open_app", app_name="Notes"))  # Files goes to the background
+    assert title(dev) == "New note" and find(dev, "Title").text == "half.md"  # the unsaved form is kept
+    dev.act(Action(action_type="navigate_home"))
+    click(dev, "Files")  # the launcher icon resumes too
+    assert title(dev) == "Documents"
+    # backing out of the app's root page closes it: the next open starts afresh
+    dev.act(Action(action_type="navigate_back"))
+    dev.act(Action(action_type="navigate_back"))
+    assert dev.observe().package == "com.prorex.launcher"
+    dev.act(Action(action_type="open_app", app_name="Files"))
+    assert title(dev) != "Documents" and find(dev, "Documents")
+    # a reset forgets every app's stack
+    dev.reset_to(task("notes_create"))
+    dev.act(Action(action_type="open_app", app_name="Notes"))
+    assert title(dev) == "Notes" and "half.md" not in dev.observe().xml
+
+
+def test_snapshots_carry_background_app_stacks():
+    a = SimDevice(screenshots=False)
+    a.reset_to(task("files_move", 3))
+    a.act(Action(action_type="open_app", app_name="Files"))
+    click(a, "Documents")
+    a.act(Action(action_type="open_app", app_name="Notes"))
+    click(a, "New note")
+    a.act(Action(action_type="input_text", text="draft.md", index=find(a, "Title").index))
+    a.act(Action(action_type="navigate_home"))
+    snap = a.snapshot()
+    assert set(json.loads(snap.data)["tasks"]) == {"files", "notes"}
+    b = SimDevice(screenshots=False, layout=LayoutConfig.for_worker(1))
+    b.restore(snap)
+    assert b.snapshot().data == snap.data  # round-trips byte for byte
+    b.act(Action(action_type="open_app", app_name="Files"))
+    assert title(b) == "Documents"
+    b.act(Action(action_type="open_app", app_name="Notes"))
+    assert find(b, "Title").text == "draft.md"
+    bad = json.loads(snap.data)
+    bad["tasks"]["files"][0]["page"] = "nowhere"
+    with pytest.raises(DeviceError, match="files/nowhere"):
+        b.restore(snap.model_copy(update={"data": json.dumps(bad).encode()}))
+
+
 def test_snapshot_restores_on_another_layout():
     a = SimDevice(screenshots=False)
     a.reset_to(task("files_move", 3))

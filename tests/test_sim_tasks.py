@@ -136,3 +136,21 @@ def test_evidence_left_on_screen_is_not_hidden():
             assert label and FAMILIES["contacts_create"].evidence(ScreenView.of(dev.phone.frame()), params)
             return
     pytest.fail("no seed ended on the saved contact")
+
+
+@pytest.mark.parametrize("name", ["notes_edit_and_rename", "files_move", "settings_bluetooth_on"])
+def test_looping_agent_walks_back_to_the_main_page_of_a_resumed_app(name):
+    # opening an app used before resumes where it was left, so the looping agent backs out
+    # (discarding an unsaved form) and starts the app again before each repeat of its path
+    for seed in range(10):
+        label, traj, _, _ = run(name, "loop", seed)
+        acts = [s.action for s in traj.steps]
+        home = next(i for i, a in enumerate(acts) if a.action_type == "navigate_home")
+        path = [a.short() for a in acts[1:home]]
+        if path:  # the agent went past the app's main page before going home
+            break
+    assert path, f"{name}: no loop left the main page"
+    assert not label and acts[-1].goal_status == "complete", [a.short() for a in acts]
+    opens = [i for i, a in enumerate(acts) if a.action_type == "open_app"]
+    assert len(opens) == 5  # the first open, then leave-and-reopen twice
+    assert [a.short() for a in acts[opens[-1] + 1 : -1]] == path  # the same path, walked in full

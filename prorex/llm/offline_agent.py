@@ -3,8 +3,11 @@
 A heuristic GUI agent for demos and tests, not a claim of quality. From the
 prompt alone (probing goal, compact screen, own history) it:
 
-- opens the app the goal names when another app is in front, or when an
-  unsaved editing form is open (a form says nothing about what was stored);
+- opens the app the goal names when another app is in front (an app opened
+  again comes back where it was left, as on a phone);
+- leaves an unsaved editing form by going back, discarding it when asked (a
+  form says nothing about what was stored), and goes up from a page with no
+  list when the goal needs an app's whole list;
 - taps the element whose text or description best matches a goal entity it
   has not visited yet (an exact name beats a look-alike; numbers must agree);
 - never taps a label on a switch row (that would toggle it) and reports
@@ -52,7 +55,7 @@ SCORE_PER_LOGIT = 10.0
 #: How much less likely than scrolling on going back from a list not yet read to its end is.
 BACK_PENALTY = 1.5
 #: How much less likely than carrying on from the screen the policy left starting over from
-#: the app's main page is (a sampled agent sometimes re-opens the app first).
+#: the app's main page is (a sampled agent sometimes goes up to it first).
 RESTART_PENALTY = 1.0
 
 
@@ -213,32 +216,53 @@ def decide(prompt: str, temperature: float | None = 0.0, seed: int | None = None
             action_type="open_app", app_name=info.app, reason=f"the goal is about {info.app}"
         )
 
-    if (
-        not hist
-        and info.app
-        and sampler.pick([(0.0, "stay"), (-RESTART_PENALTY, "restart")]) == "restart"
-    ):
+    # Opening the app in front would change nothing (it resumes where it was left), so the
+    # way to its main page, or out of a form, is back: the agent keeps going back while it
+    # has done nothing else for this goal and the screen still changes.
+    leaving = not any(
+        h.kind not in ("navigate_back", "click", "open_app")
+        or (h.kind == "click" and norm(h.label) != "discard")
+        or h.outcome == "screen unchanged"
+        for h in hist
+    )
+    first = (0.0, "stay"), (-RESTART_PENALTY, "restart")
+    if not hist:
+        restart = bool(info.app) and sampler.pick(first) == "restart"
+    else:
+        # the choice made on this goal's first step (only taken with the app already in
+        # front), drawn again from a fresh sampler
+        restart = (
+            bool(info.app)
+            and leaving
+            and not opened
+            and Sampler(temperature, seed).pick(first) == "restart"
+        )
+
+    discard = next((e for e in scr.elems if e.is_button and norm(e.text) == "discard"), None)
+    if leaving and discard is not None and scr.dialog():
         return _action(
-            action_type="open_app", app_name=info.app, reason="start from the app's main page"
+            action_type="click",
+            index=discard.index,
+            reason="leave the unsaved form without saving it",
         )
 
     editing = any("editable" in e.flags and e.text for e in scr.elems) or any(
         e.is_button and norm(e.text) in ("save", "done") for e in scr.elems
     )
-    if editing and not opened and (info.app or scr.package):
-        # An unsaved form says nothing about what was stored: start again from the app's main page.
+    if editing and leaving and not scr.dialog():
+        # An unsaved form says nothing about what was stored: leave it for the saved pages.
         return _action(
-            action_type="open_app",
-            app_name=info.app or scr.package,
-            reason="an editing form is open; look at what was saved",
+            action_type="navigate_back", reason="an editing form is open; look at what was saved"
         )
 
+    if restart and leaving and scr.has_up and not scr.dialog():
+        return _action(action_type="navigate_back", reason="go up towards the app's main page")
+
     whole_list = re.search(r"\bwhole\b.*\blist\b", goal, re.I) is not None
-    if whole_list and len(scr.rows()) < 2 and not opened and info.app:
+    if whole_list and len(scr.rows()) < 2 and leaving and scr.has_up and not scr.dialog():
         return _action(
-            action_type="open_app",
-            app_name=info.app,
-            reason="the goal needs the app's whole list; start from its main page",
+            action_type="navigate_back",
+            reason="the goal needs the app's whole list; go up towards its main page",
         )
 
     if scr.dialog():

@@ -191,7 +191,7 @@ class SimDevice:
         except ValidationError as exc:
             raise DeviceError(f"{self.device_id}: snapshot {snapshot.id} is not a sim phone state: {exc}") from None
         unknown = [
-            f"{s.app}/{s.page}" for s in state.stack
+            f"{s.app}/{s.page}" for s in [*state.stack, *(x for t in state.tasks.values() for x in t)]
             if s.app not in APPS or s.page not in APPS[s.app].pages
             or (s.dialog is not None and s.dialog.get("kind") not in APPS[s.app].dialogs)
         ]

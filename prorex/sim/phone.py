@@ -44,6 +44,7 @@ class Phone:
         self.changed()
 
     def pop(self) -> None:
+        # Popping an app's root screen finishes its task: nothing is kept to resume.
         if len(self.state.stack) > 1:
             self.state.stack.pop()
         self.changed()
@@ -54,15 +55,25 @@ class Phone:
         self.changed()
 
     def home(self) -> None:
+        """Show the launcher; the app in front goes to the background with its stack."""
+        if len(self.state.stack) > 1:
+            self.state.tasks[self.state.stack[1].app] = self.state.stack[1:]
         del self.state.stack[1:]
         self.state.stack[0] = Screen(app="launcher", page="home")
         self.changed()
 
-    def launch(self, app: str) -> None:
+    def launch(self, app: str, *, resume: bool = True) -> None:
+        """Bring ``app`` to the front: where it was left if it has a background stack,
+        else at its main page. ``resume=False`` starts it afresh (an explicit intent
+        that clears the app's task)."""
         from prorex.sim.apps import APPS
 
         self.home()
-        self.state.stack.append(Screen(app=app, page=APPS[app].main))
+        saved = self.state.tasks.pop(app, None)
+        if resume and saved:
+            self.state.stack.extend(saved)
+        else:
+            self.state.stack.append(Screen(app=app, page=APPS[app].main))
         self.changed()
 
     def show_dialog(self, kind: str, **args: Any) -> None:

@@ -176,6 +176,9 @@ class ScriptedAgent:
         self.memory: dict[str, Any] = {}
         self._obs: Observation | None = None
         self._els: list[UIElement] | None = None
+        # what each app looked like when first opened: opening it again resumes where it
+        # was left, so the agent walks back to that screen before following its script
+        self._mains: dict[str, tuple[str, str | None, bool]] = {}
 
     def _observe(self) -> Observation:
         if self._obs is None:
@@ -235,10 +238,33 @@ class ScriptedAgent:
     def _value(self, text: Text) -> str:
         return text(self.memory) if callable(text) else text
 
+    def _screen_kind(self) -> tuple[str, str | None, bool]:
+        obs = self._observe()
+        up = any(e.content_desc == "Navigate up" for e in app_elements(self._look()))
+        return obs.package, obs.activity, up
+
+    def _open(self, app: str) -> None:
+        """Open ``app`` and make sure it shows the screen it first opened on."""
+        self._do(Action(action_type="open_app", app_name=app), f"open {app}")
+        main = self._mains.setdefault(app, self._screen_kind())
+        if self._screen_kind() == main:
+            return
+        package = self._observe().package
+        for _ in range(self.max_scrolls * 2):
+            if self._observe().package != package:
+                break
+            discard = self._find(lambda e: e.text == "Discard" and e.clickable, None)
+            if discard is not None:
+                self._do(Action(action_type="click", index=discard.index, target=discard),
+                         "drop the unsaved changes")
+            else:
+                self._do(Action(action_type="navigate_back"), f"leave {app} to start it afresh")
+        self._do(Action(action_type="open_app", app_name=app), f"open {app} again")
+
     def run_op(self, op: Op) -> None:
         k = op.kind
         if k == "open":
-            self._do(Action(action_type="open_app", app_name=str(op.text)), f"open {op.text}")
+            self._open(str(op.text))
         elif k in ("tap", "long"):
             label = self._value(op.text)
             el = self._scroll_to(lambda e: label in (e.text, e.content_desc), op.nth, label)

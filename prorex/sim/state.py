@@ -1,4 +1,4 @@
-"""The sim phone's whole state: app data plus the UI (navigation stack).
+"""The sim phone's whole state: app data plus the UI (navigation stacks).
 
 Everything is a pydantic model so a snapshot is the JSON of ``PhoneState``
 and restores on any sim device. Field order is fixed, so the same state
@@ -132,6 +132,10 @@ class PhoneState(_S):
     photos: list[Photo] = Field(default_factory=list)
     recipes: list[Recipe] = Field(default_factory=list)
     stack: list[Screen] = Field(default_factory=list)
+    #: Screen stacks of apps sent to the background (home, another app opened), by app
+    #: key, least recently used first: opening the app again resumes its stack, as
+    #: Android brings an app's existing task to the front.
+    tasks: dict[str, list[Screen]] = Field(default_factory=dict)
 
     def now(self) -> datetime:
         return EPOCH + timedelta(seconds=self.clock_s)

@@ -17,7 +17,7 @@ def page_viewfinder(phone, scr) -> Page:
                                         taken=now.strftime("%Y-%m-%d %H:%M:%S")))
         phone.tick(1)
 
-    bar = Row([icon("Gallery", lambda: phone.launch("gallery"), rid="thumbnail"),
+    bar = Row([icon("Gallery", lambda: phone.launch("gallery", resume=False), rid="thumbnail"),
                icon("Take photo", shoot, rid="shutter_button"),
                icon("Switch to front camera", None, rid="camera_switch")],
               layout="hbox", height=300, rid="bottom_bar", key="bar")
