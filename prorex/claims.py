@@ -9,7 +9,7 @@ judges, so every method shows a model the same screens in the same form.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from prorex.filtering import filter_states
@@ -37,10 +37,16 @@ def screen_text(obs: Observation | None) -> str:
         return f"(screen could not be read: {exc})"
 
 
+def policy_view(request: RewardRequest) -> tuple[list[Step], dict[int, str]]:
+    """The policy steps worth showing a model (home screens and repeats dropped),
+    with the compact renderings the filter already made of their screens."""
+    result = filter_states(request.trajectory)
+    kept = set(result.kept)
+    return [s for s in request.trajectory.steps if s.index in kept], result.renderings
+
+
 def policy_steps(request: RewardRequest) -> list[Step]:
-    """The policy steps worth showing a model (home screens and repeats dropped)."""
-    kept = set(filter_states(request.trajectory).kept)
-    return [s for s in request.trajectory.steps if s.index in kept]
+    return policy_view(request)[0]
 
 
 def format_actions(steps: Sequence[Step], *, thoughts: bool = True) -> str:
@@ -54,9 +60,17 @@ def format_actions(steps: Sequence[Step], *, thoughts: bool = True) -> str:
 
 
 def format_screens(
-    steps: Sequence[Step], final: Observation | None, *, final_index: int | None = None
+    steps: Sequence[Step],
+    final: Observation | None,
+    *,
+    final_index: int | None = None,
+    renderings: Mapping[int, str] | None = None,
 ) -> str:
-    blocks = [f"--- Step {s.index} screen ---\n{screen_text(s.observation)}" for s in steps]
+    known = renderings or {}
+    blocks = [
+        f"--- Step {s.index} screen ---\n{known.get(s.index) or screen_text(s.observation)}"
+        for s in steps
+    ]
     if final is not None:
         idx = final_index if final_index is not None else (steps[-1].index + 1 if steps else 0)
         blocks.append(f"--- Step {idx} screen (final) ---\n{screen_text(final)}")
@@ -88,14 +102,17 @@ def _final_index(request: RewardRequest) -> int:
 
 
 def policy_claims_prompt(request: RewardRequest) -> str:
-    steps = policy_steps(request)
+    steps, renderings = policy_view(request)
     return render(
         "claims_policy",
         goal=request.task.goal,
         actions=format_actions(steps),
         final=format_final(request),
         screens=format_screens(
-            steps, request.trajectory.final_observation, final_index=_final_index(request)
+            steps,
+            request.trajectory.final_observation,
+            final_index=_final_index(request),
+            renderings=renderings,
         ),
         min_claims=POLICY_CLAIMS[0],
         max_claims=POLICY_CLAIMS[1],

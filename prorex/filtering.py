@@ -105,6 +105,8 @@ class FilterResult(BaseModel):
     dropped: dict[int, str] = Field(default_factory=dict)  # Step.index -> reason
     loops: list[Loop] = Field(default_factory=list)
     errors: dict[int, str] = Field(default_factory=dict)  # screens that did not parse (kept)
+    # Step.index -> compact rendering of every screen that parsed, so prompts reuse it.
+    renderings: dict[int, str] = Field(default_factory=dict)
     tokens_before: int = 0
     tokens_after: int = 0
 
@@ -146,6 +148,7 @@ def filter_states(
             result.tokens_before += _unparsed_tokens(step.observation)
             continue
         result.tokens_before += estimate_tokens(text)
+        result.renderings[step.index] = text
         if home:
             result.dropped[step.index] = "home screen"
             states.append(None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from prorex.claims import format_actions, format_claims, format_final, format_screens, policy_steps
+from prorex.claims import format_actions, format_claims, format_final, format_screens, policy_view
 from prorex.llm.client import LLMClient
 from prorex.llm.parsing import extract_analysis, extract_evidence, extract_status
 from prorex.prompts import render
@@ -59,13 +59,15 @@ def static_prompt(request: RewardRequest, method: str) -> str:
             screens=format_screens([], last, final_index=final_index),
         )
     if method == "static-full":
-        steps = policy_steps(request)
+        steps, renderings = policy_view(request)
         return render(
             "static_full",
             goal=request.task.goal,
             actions=format_actions(steps),
             final=format_final(request),
-            screens=format_screens(steps, traj.final_observation, final_index=final_index),
+            screens=format_screens(
+                steps, traj.final_observation, final_index=final_index, renderings=renderings
+            ),
         )
     raise ValueError(f"not a static method: {method!r}")
 

@@ -26,6 +26,7 @@ from typing import Protocol, runtime_checkable
 
 from prorex import claims as claims_mod
 from prorex import judge as judge_mod
+from prorex import probe as probe_mod
 from prorex import reasoner
 from prorex.config import METHODS, ModelConfig, ProbeConfig
 from prorex.device import Snapshot
@@ -269,7 +270,7 @@ class RewardPipeline:
         timer: _Timer,
         usage: Usage,
     ) -> tuple[Vote, ProbeTrace | None]:
-        goal_text = " ".join(goals)
+        goal_text = probe_mod.goal_text(goals)
         try:
             with timer("probe"):
                 await self._reach_final_state(backend, slots, slot, request)

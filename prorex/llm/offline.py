@@ -26,6 +26,7 @@ from litellm import CustomLLM  # noqa: E402
 from litellm.llms.custom_llm import CustomLLMError  # noqa: E402
 from litellm.types.utils import Usage as LiteUsage  # noqa: E402
 
+from prorex import filtering  # noqa: E402
 from prorex.llm import offline_agent, offline_reason  # noqa: E402
 
 PROVIDER = "offline"
@@ -67,8 +68,8 @@ def route(prompt: str) -> Callable[[str], str] | None:
 
 
 def estimate_tokens(text: str) -> int:
-    # About four characters per token for English and markup; enough for accounting.
-    return max(1, (len(text) + 3) // 4)
+    # The prompt filter's estimate; a message is at least one token.
+    return max(1, filtering.estimate_tokens(text))
 
 
 def answer(prompt: str, temperature: float | None = 0.0, seed: int | None = None) -> str:
