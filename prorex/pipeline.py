@@ -287,14 +287,7 @@ class RewardPipeline:
             ), None
         usage.add(trace.usage)
         if trace.error:
-            return Vote(
-                round=r,
-                probe=i,
-                outcome="error",
-                goal=trace.goal,
-                worker=trace.worker,
-                error=trace.error,
-            ), trace
+            return _error_vote(trace, r, i, trace.error), trace
         try:
             with timer("claims"):
                 ev_claims = await claims_mod.aevaluator_claims(self.llm, request, trace, usage)
@@ -303,14 +296,7 @@ class RewardPipeline:
                     self.llm, request.task.goal, policy_claims, trace.goal, ev_claims, usage
                 )
         except LLMError as exc:
-            return Vote(
-                round=r,
-                probe=i,
-                outcome="error",
-                goal=trace.goal,
-                worker=trace.worker,
-                error=str(exc),
-            ), trace
+            return _error_vote(trace, r, i, str(exc)), trace
         return (
             Vote(
                 round=r,
@@ -324,6 +310,13 @@ class RewardPipeline:
             ),
             trace,
         )
+
+
+def _error_vote(trace: ProbeTrace, r: int, i: int, error: str) -> Vote:
+    """No vote from this probe: its trace, claims or judgment failed."""
+    return Vote(
+        round=r, probe=i, outcome="error", goal=trace.goal, worker=trace.worker, error=error
+    )
 
 
 def _finish(result: RewardResult) -> None:
