@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return cli_dataset(args)
     if args.command == "run":
-        from workers.job import cli_run
+        from workers.run_command import cli_run
 
         return cli_run(args)
     if args.command == "demo":

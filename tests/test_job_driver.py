@@ -16,8 +16,10 @@ import sys
 import pytest
 
 from prorex.config import ProbeConfig
+from prorex.inputs import load_requests
+from prorex.rewards_log import RewardsLog
 from prorex.schemas import RewardRequest, RewardResult, Task, Trajectory, Vote, dump_jsonl_line
-from workers.job import JobConfig, RewardsLog, load_requests, run_job
+from workers.driver import JobConfig, run_job
 
 pytestmark = pytest.mark.ray
 

@@ -26,8 +26,8 @@ from prorex.config import ModelConfig, ProbeConfig
 from prorex.schemas import dump_jsonl_line
 from prorex.sim import LayoutConfig
 from prorex.sim.dataset import build_dataset
+from workers.driver import JobConfig, run_job
 from workers.fleet import Fleet
-from workers.job import JobConfig, run_job
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]
 

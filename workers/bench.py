@@ -25,8 +25,8 @@ from typing import Any
 
 from prorex.config import ModelConfig, ProbeConfig
 from prorex.schemas import RewardRequest
+from workers.driver import JobConfig, run_job
 from workers.fleet import Fleet
-from workers.job import JobConfig, run_job
 from workers.remote import start_local_ray
 
 BENCH_SEED = 11

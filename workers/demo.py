@@ -17,9 +17,10 @@ import time
 from pathlib import Path
 
 from prorex.config import METHODS, ModelConfig, ProbeConfig
+from prorex.inputs import load_requests
 from prorex.schemas import RewardResult, Summary
+from workers.driver import JobConfig, JobReport, run_job
 from workers.fleet import Fleet
-from workers.job import JobConfig, JobReport, load_requests, run_job
 from workers.remote import start_local_ray
 
 DEFAULT_TASKS = 300

@@ -1,8 +1,7 @@
-"""The job driver: reward a JSONL of requests on Ray, resumably.
+"""The job driver: reward a list of requests on Ray, resumably.
 
-- Input lines that do not parse are reported as ``file:line: field: message``
-  and counted (``invalid_lines``); the rest proceed. A task id seen twice is
-  rewarded once and the repeat reported.
+- Requests come from ``prorex.inputs.load_requests`` (bad lines reported and
+  counted as ``invalid_lines``); results go to ``prorex.rewards_log.RewardsLog``.
 - At most ``max_inflight`` requests are in flight. Each leases up to K workers
   from the fleet (none for static judges) and awaits the reasoner actor under
   the request's deadline. A lost worker (``WorkerLost``, a dead actor) is
@@ -19,11 +18,9 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import os
-import signal
 import sys
 import time
 from pathlib import Path
@@ -35,18 +32,12 @@ from ray.exceptions import RayActorError, RayTaskError
 from prorex.config import ModelConfig, ProbeConfig
 from prorex.metrics import summarize
 from prorex.pipeline import WorkerLost
-from prorex.schemas import (
-    RecordError,
-    RewardRequest,
-    RewardResult,
-    Summary,
-    dump_jsonl_line,
-    iter_jsonl,
-)
+from prorex.rewards_log import RewardsLog, error_result
+from prorex.schemas import RewardRequest, RewardResult, Summary
 from workers.fleet import Fleet, FleetExhausted, FleetStats
 from workers.progress import Progress
 from workers.reasoner_actor import PipelineFactory, start_reasoner
-from workers.remote import call, describe_error, start_local_ray
+from workers.remote import call, describe_error
 
 log = logging.getLogger("prorex.job")
 
@@ -85,16 +76,6 @@ class JobConfig(BaseModel):
         return self.method in PROBING_METHODS
 
 
-class LoadedInput(BaseModel):
-    requests: list[RewardRequest]
-    errors: list[str] = Field(default_factory=list)
-    duplicates: list[str] = Field(default_factory=list)
-
-    @property
-    def invalid_lines(self) -> int:
-        return len(self.errors)
-
-
 class JobReport(BaseModel):
     """What ``run_job`` hands back: this run's results and the summary of the whole file."""
 
@@ -109,113 +90,6 @@ class JobReport(BaseModel):
     fleet: FleetStats | None = None
     rewards_path: str
     summary_path: str
-
-
-# --------------------------------------------------------------------- input
-
-
-def load_requests(path: str | Path) -> LoadedInput:
-    """Read requests; bad lines and repeated task ids are reported, not fatal."""
-    requests: list[RewardRequest] = []
-    errors: list[str] = []
-    duplicates: list[str] = []
-    first_line: dict[str, int] = {}
-    for lineno, item in iter_jsonl(path, RewardRequest):
-        if isinstance(item, RecordError):
-            errors.append(str(item))
-            continue
-        tid = item.task.id
-        if tid in first_line:
-            duplicates.append(f"{path}:{lineno}: task.id: {tid!r} repeats line {first_line[tid]}; skipped")
-            continue
-        first_line[tid] = lineno
-        requests.append(item)
-    return LoadedInput(requests=requests, errors=errors, duplicates=duplicates)
-
-
-# ------------------------------------------------------------------- rewards
-
-
-class RewardsLog:
-    """``rewards.jsonl``: append-only, one fsynced line per finished request."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self._fh: TextIO | None = None
-        self.notes: list[str] = []
-
-    def open(self, *, resume: bool) -> set[str]:
-        """Open for appending; with ``resume`` return the task ids already done."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        finished: set[str] = set()
-        if self.has_results():
-            if not resume:
-                raise FileExistsError(
-                    f"{self.path} already has results; pass --resume to continue it or choose another --out"
-                )
-            self._drop_torn_tail()
-            for lineno, item in iter_jsonl(self.path, RewardResult):
-                if isinstance(item, RecordError):
-                    self.notes.append(f"{item} (line ignored; its task will be redone)")
-                elif item.task_id in finished:
-                    self.notes.append(f"{self.path}:{lineno}: task_id: {item.task_id!r} repeated")
-                else:
-                    finished.add(item.task_id)
-        self._fh = self.path.open("a", encoding="utf-8")
-        return finished
-
-    def has_results(self) -> bool:
-        return self.path.exists() and self.path.stat().st_size > 0
-
-    def _drop_torn_tail(self) -> None:
-        """A driver killed mid-write can leave a last line without its newline: cut it."""
-        data = self.path.read_bytes()
-        if data.endswith(b"\n"):
-            return
-        keep = data.rfind(b"\n") + 1
-        with self.path.open("r+b") as fh:
-            fh.truncate(keep)
-            fh.flush()
-            os.fsync(fh.fileno())
-        self.notes.append(f"{self.path}: dropped an incomplete last line ({len(data) - keep} bytes)")
-
-    def append(self, result: RewardResult) -> None:
-        assert self._fh is not None, "open() first"
-        self._fh.write(dump_jsonl_line(result) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-
-    def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
-
-    def read_all(self) -> list[RewardResult]:
-        """Every result in the file, first line per task id."""
-        seen: set[str] = set()
-        out: list[RewardResult] = []
-        for _, item in iter_jsonl(self.path, RewardResult):
-            if isinstance(item, RewardResult) and item.task_id not in seen:
-                seen.add(item.task_id)
-                out.append(item)
-        return out
-
-
-def error_result(request: RewardRequest, method: str, message: str, attempts: int, wall_s: float) -> RewardResult:
-    return RewardResult(
-        task_id=request.task.id,
-        method=method,
-        reward=None,
-        status="error",
-        label=request.label,
-        attempts=attempts,
-        error=message,
-        family=request.task.family,
-        timings={"wall_s": round(wall_s, 3)},
-    )
-
-
-# -------------------------------------------------------------------- driver
 
 
 class JobDriver:
@@ -445,152 +319,3 @@ async def run_job(
     return await driver.run(
         requests, out_dir, resume=resume, invalid_lines=invalid_lines, stop=stop, stream=stream
     )
-
-
-# ----------------------------------------------------------------- reporting
-
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}%"
-
-
-def format_summary(summary: Summary, fleet: FleetStats | None = None, *, skipped: int = 0) -> str:
-    rows = [
-        ("method", summary.method),
-        ("requests", str(summary.n)),
-        ("labelled", str(summary.labelled)),
-        ("accuracy", _pct(summary.accuracy)),
-        ("precision", _pct(summary.precision)),
-        ("recall", _pct(summary.recall)),
-        ("f1", _pct(summary.f1)),
-        ("tp / tn / fp / fn", f"{summary.tp} / {summary.tn} / {summary.fp} / {summary.fn}"),
-        ("errors", str(summary.errors)),
-        ("invalid input lines", str(summary.invalid_lines)),
-        ("probes / votes", f"{summary.probes} / {summary.votes}"),
-        ("tokens", str(summary.tokens)),
-        ("cost (USD)", f"{summary.cost_usd:.4f}"),
-        ("wall (s, this run)", f"{summary.wall_s:.1f}"),
-    ]
-    if skipped:
-        rows.append(("resumed (already done)", str(skipped)))
-    if fleet is not None:
-        rows.append(("workers live / started", f"{fleet.live} / {fleet.workers}"))
-        rows.append(("worker restarts", str(fleet.restarts)))
-        for q in fleet.quarantined:
-            rows.append((f"quarantined device {q.index}", f"{q.failures} failures: {q.reason[:60]}"))
-    width = max(len(k) for k, _ in rows)
-    return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
-
-
-# ----------------------------------------------------------------------- CLI
-
-
-def config_from_args(args: argparse.Namespace) -> JobConfig:
-    device_options: dict[str, Any] = {}
-    if args.device == "android":
-        from prorex.devices import load_devices_config
-
-        if not args.devices_config:
-            raise ValueError("--device android needs --devices-config FILE")
-        device_options["devices"] = load_devices_config(args.devices_config)
-    models = ModelConfig(
-        reasoner=args.reasoner,
-        evaluator=args.evaluator,
-        judge=args.judge,
-        api_base=args.api_base,
-        max_concurrency=args.max_concurrency,
-        max_rpm=args.max_rpm,
-    )
-    return JobConfig(
-        method=args.method,
-        workers=args.workers,
-        device=args.device,
-        device_options=device_options,
-        models=models,
-        probe=ProbeConfig(parallel=args.parallel, rounds=args.rounds),
-        max_inflight=args.max_inflight,
-        retries=args.retries,
-        deadline_s=args.deadline,
-        progress=not args.no_progress,
-    )
-
-
-def init_ray(address: str | None, workers: int, needs_workers: bool) -> bool:
-    """Connect to ``address`` or start a local cluster. True if we own it (shut it down after)."""
-    import ray
-
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    if address:
-        ray.init(address=address, log_to_driver=False)
-        have = ray.cluster_resources().get("emulator", 0)
-        if needs_workers and have < 1:
-            raise RuntimeError(f"the cluster at {address} offers no 'emulator' resource; see cluster/README.md")
-        if needs_workers and have < workers:
-            print(f"warning: the cluster has {have:g} emulator slots for {workers} workers; "
-                  "the rest wait until slots free up", file=sys.stderr)
-        return False
-    return start_local_ray(workers)
-
-
-def cli_run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    try:
-        config = config_from_args(args)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if not Path(args.input).is_file():
-        print(f"error: {args.input}: no such file", file=sys.stderr)
-        return 2
-    loaded = load_requests(args.input)
-    for line in loaded.errors + loaded.duplicates:
-        print(line, file=sys.stderr)
-    if loaded.errors:
-        print(f"{loaded.invalid_lines} invalid line(s) skipped; {len(loaded.requests)} request(s) proceed",
-              file=sys.stderr)
-    rewards_path = Path(args.out) / "rewards.jsonl"
-    if not args.resume and RewardsLog(rewards_path).has_results():
-        print(f"error: {rewards_path} already has results; pass --resume or choose another --out", file=sys.stderr)
-        return 2
-
-    import ray
-
-    try:
-        owns_cluster = init_ray(args.address, config.workers, config.needs_workers)
-    except (RuntimeError, ConnectionError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    try:
-        report = asyncio.run(_main(config, loaded, args))
-    except FleetExhausted as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        if owns_cluster:
-            ray.shutdown()
-    print(format_summary(report.summary, report.fleet, skipped=report.skipped))
-    print(f"\nwrote {report.rewards_path} and {report.summary_path}")
-    if report.interrupted:
-        print("interrupted: finished results are kept; rerun with --resume to continue", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    return 0
-
-
-async def _main(config: JobConfig, loaded: LoadedInput, args: argparse.Namespace) -> JobReport:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-
-    def on_signal() -> None:
-        print("\nstopping: cancelling requests in flight (Ctrl-C again to force)", file=sys.stderr)
-        stop.set()
-        loop.remove_signal_handler(signal.SIGINT)
-
-    loop.add_signal_handler(signal.SIGINT, on_signal)
-    loop.add_signal_handler(signal.SIGTERM, stop.set)
-    try:
-        return await run_job(
-            config, loaded.requests, args.out, resume=args.resume, invalid_lines=loaded.invalid_lines, stop=stop
-        )
-    finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
